@@ -1,0 +1,43 @@
+# wsfs — see README.md. `make demo` shows the main job; `make test` runs the
+# whole suite after installing what it needs (this is what .ci/run calls).
+SHELL := /bin/bash
+GOBIN := $(shell go env GOPATH)/bin
+export PATH := $(GOBIN):$(PATH)
+GO_TEST_TIMEOUT ?= 25m
+
+.PHONY: all build deps lint test test-unit integration bench demo clean
+
+all: build
+
+build:
+	go build -o bin/wsfs ./cmd/wsfs
+
+deps:
+	bash scripts/deps.sh
+
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt: not formatted:"; echo "$$unformatted"; exit 1; fi
+	go vet ./...
+	staticcheck ./...
+
+# The full suite: deps, lint, every package's tests (FUSE and MinIO included).
+test: deps lint
+	go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./...
+
+# Unit tests only, without installing anything (tests needing FUSE or MinIO
+# skip when those are missing, unless CI=true).
+test-unit:
+	go test -count=1 ./...
+
+integration: deps build
+	go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./integration/...
+
+bench: deps
+	go test -run '^$$' -bench . -benchtime 2s ./...
+
+demo: build
+	bash scripts/demo.sh
+
+clean:
+	rm -rf bin

@@ -1,0 +1,146 @@
+// Package objects stores bytes by their SHA-256 digest and nothing else.
+//
+// A Store is a flat namespace of immutable blobs keyed by Digest. Every
+// implementation (the local folder store, the in-memory store used by unit
+// tests, and the S3 store in objects/s3) follows the contract written on the
+// Store interface and passes the same conformance suite in objectstest.
+// Whole-blob reads are verified: a blob whose size or hash does not match its
+// digest is reported as ErrCorrupt, never returned as wrong bytes.
+package objects
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// ErrNotFound reports that no blob is stored under a digest. Every store
+// wraps it so that errors.Is(err, ErrNotFound) holds.
+var ErrNotFound = errors.New("objects: blob not found")
+
+// ErrCorrupt reports that stored bytes do not match their digest (wrong size
+// or wrong SHA-256). Readers never see such bytes as valid data.
+var ErrCorrupt = errors.New("objects: blob is corrupt")
+
+// ErrDigestMismatch reports that bytes handed to Put do not hash to the
+// digest they were put under.
+var ErrDigestMismatch = errors.New("objects: content does not match digest")
+
+// DigestSize is the length of a digest in bytes.
+const DigestSize = sha256.Size
+
+// Digest is the SHA-256 of a blob's content. The zero Digest is not the hash
+// of anything stored; use IsZero to test for it.
+type Digest [DigestSize]byte
+
+// Sum returns the digest of b.
+func Sum(b []byte) Digest { return Digest(sha256.Sum256(b)) }
+
+// ParseDigest parses the 64-character lower- or upper-case hex form.
+func ParseDigest(s string) (Digest, error) {
+	var d Digest
+	if len(s) != 2*DigestSize {
+		return d, fmt.Errorf("objects: digest %q: want %d hex characters, got %d", s, 2*DigestSize, len(s))
+	}
+	if _, err := hex.Decode(d[:], []byte(s)); err != nil {
+		return d, fmt.Errorf("objects: digest %q: %w", s, err)
+	}
+	return d, nil
+}
+
+// String returns the 64-character lower-case hex form.
+func (d Digest) String() string { return hex.EncodeToString(d[:]) }
+
+// Short returns the first 12 hex characters, for logs and tables.
+func (d Digest) Short() string { return hex.EncodeToString(d[:6]) }
+
+// IsZero reports whether d is the zero value.
+func (d Digest) IsZero() bool { return d == Digest{} }
+
+// MarshalText implements encoding.TextMarshaler (hex form).
+func (d Digest) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler (hex form).
+func (d *Digest) UnmarshalText(b []byte) error {
+	p, err := ParseDigest(string(b))
+	if err != nil {
+		return err
+	}
+	*d = p
+	return nil
+}
+
+// Key returns the blob's key inside a store: "blobs/<first 2 hex>/<64 hex>".
+func (d Digest) Key() string {
+	s := d.String()
+	return "blobs/" + s[:2] + "/" + s
+}
+
+// Info describes one stored blob.
+type Info struct {
+	Digest  Digest
+	Size    int64
+	ModTime time.Time // when the blob was stored; GC compares it with its grace period
+}
+
+// Store is a content-addressed blob store. Implementations are safe for
+// concurrent use by multiple goroutines. Every method honours ctx: it
+// returns promptly with ctx.Err() (wrapped) once ctx is done.
+type Store interface {
+	// Put stores size bytes read from r under d. It is idempotent: putting
+	// a digest that is already stored succeeds and leaves the blob as it
+	// was. It fails with an error wrapping ErrDigestMismatch, and stores
+	// nothing, if the bytes read do not hash to d or are not exactly size
+	// bytes long. A blob is never visible under d before it is complete,
+	// even if the process dies during Put.
+	Put(ctx context.Context, d Digest, r io.Reader, size int64) error
+
+	// Open returns a reader of length bytes of the blob starting at off.
+	// length < 0 means "to the end". A range past the end is clipped; off
+	// beyond the end yields an empty reader. When the whole blob is read
+	// (off == 0, length < 0 or length >= size), the reader verifies size and
+	// SHA-256 as it reaches EOF and returns an error wrapping ErrCorrupt
+	// instead of io.EOF on mismatch. A missing blob gives an error wrapping
+	// ErrNotFound. The caller must Close the reader.
+	Open(ctx context.Context, d Digest, off, length int64) (io.ReadCloser, error)
+
+	// Stat returns the blob's size and store time, or an error wrapping
+	// ErrNotFound. It does not read the content.
+	Stat(ctx context.Context, d Digest) (Info, error)
+
+	// Delete removes the blob. Deleting a missing blob is not an error.
+	Delete(ctx context.Context, d Digest) error
+
+	// List calls fn for every stored blob, in no particular order, and
+	// stops at the first error fn returns (which List then returns). An
+	// error while listing is returned as is: callers such as GC must not
+	// treat a partial listing as complete.
+	List(ctx context.Context, fn func(Info) error) error
+}
+
+// Get reads a whole blob into memory, verified.
+func Get(ctx context.Context, s Store, d Digest) ([]byte, error) {
+	rc, err := s.Open(ctx, d, 0, -1)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// PutBytes stores b under its own digest and returns that digest.
+func PutBytes(ctx context.Context, s Store, b []byte) (Digest, error) {
+	d := Sum(b)
+	if err := s.Put(ctx, d, bytesReader(b), int64(len(b))); err != nil {
+		return d, err
+	}
+	return d, nil
+}

@@ -1,0 +1,98 @@
+// Package commandtest runs a runner command in a throwaway agent view
+// (/workspace and /tmp on temporary folders) for unit and differential
+// tests of the command packages.
+package commandtest
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wsfs/wsfs/runner/command"
+)
+
+// Sandbox is an agent view over two temporary host folders.
+type Sandbox struct {
+	Workspace string // host folder mapped at /workspace
+	Tmp       string // host folder mapped at /tmp
+	FS        *command.RootFS
+	// Commands answers Env.Exec for sub-commands; may be nil.
+	Commands map[string]command.Func
+}
+
+// New makes a sandbox whose folders are removed when t ends.
+func New(t testing.TB) *Sandbox {
+	t.Helper()
+	s := &Sandbox{Workspace: t.TempDir(), Tmp: t.TempDir()}
+	fsys, err := command.NewRootFS(map[string]string{"/workspace": s.Workspace, "/tmp": s.Tmp}, "/workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fsys.Close() })
+	s.FS = fsys
+	return s
+}
+
+// WriteFiles creates files (path relative to the workspace → content),
+// making parent folders.
+func (s *Sandbox) WriteFiles(t testing.TB, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(s.Workspace, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Result is what one command printed and returned.
+type Result struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+// Run calls fn with args (args[0] is the command name), stdin and the
+// working directory /workspace.
+func (s *Sandbox) Run(ctx context.Context, fn command.Func, stdin string, args ...string) Result {
+	return s.RunIn(ctx, "/workspace", fn, stdin, args...)
+}
+
+// RunIn is Run with another working directory.
+func (s *Sandbox) RunIn(ctx context.Context, dir string, fn command.Func, stdin string, args ...string) Result {
+	var out, errb bytes.Buffer
+	in := strings.NewReader(stdin)
+	code := fn(ctx, s.Env(dir, args, in, &out, &errb))
+	return Result{Stdout: out.String(), Stderr: errb.String(), Code: code}
+}
+
+// Env builds the Env of one invocation.
+func (s *Sandbox) Env(dir string, args []string, stdin io.Reader, stdout, stderr io.Writer) *command.Env {
+	env := &command.Env{
+		Args:   args,
+		Stdin:  stdin,
+		Stdout: stdout,
+		Stderr: stderr,
+		Dir:    dir,
+		FS:     s.FS.WithDir(dir, stdin, stdout, stderr),
+		Getenv: func(string) string { return "" },
+	}
+	env.Exec = func(ctx context.Context, argv []string, in io.Reader, o, e io.Writer) int {
+		if len(argv) == 0 {
+			return 0
+		}
+		fn, ok := s.Commands[argv[0]]
+		if !ok {
+			io.WriteString(e, argv[0]+": command not found\n")
+			return 127
+		}
+		return fn(ctx, s.Env(dir, argv, in, o, e))
+	}
+	return env
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs on a Debian machine, idempotently:
+# fuse3 (fusermount3), the GNU reference tools for differential tests
+# (gawk, sed, grep, jq, bash), MinIO built from the Go module proxy, and
+# staticcheck. Run as root (CI is root); as another user apt steps use sudo.
+set -euo pipefail
+
+gobin=$(go env GOPATH)/bin
+export PATH="$gobin:$PATH"
+
+need_apt=()
+command -v fusermount3 >/dev/null 2>&1 || need_apt+=(fuse3)
+command -v gawk >/dev/null 2>&1 || need_apt+=(gawk)
+command -v jq >/dev/null 2>&1 || need_apt+=(jq)
+command -v sed >/dev/null 2>&1 || need_apt+=(sed)
+command -v grep >/dev/null 2>&1 || need_apt+=(grep)
+command -v git >/dev/null 2>&1 || need_apt+=(git)
+command -v tar >/dev/null 2>&1 || need_apt+=(tar)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  echo "deps: installing ${need_apt[*]} from Debian"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${need_apt[@]}"
+fi
+
+if ! command -v minio >/dev/null 2>&1; then
+  echo "deps: building MinIO from the Go module proxy (about 2 minutes)"
+  GOFLAGS= go install github.com/minio/minio@v0.0.0-20260212201848-7aac2a2c5b7c
+fi
+
+if ! command -v staticcheck >/dev/null 2>&1; then
+  echo "deps: installing staticcheck"
+  GOFLAGS= go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+fi
+echo "deps: ready (minio: $(command -v minio), staticcheck: $(command -v staticcheck))"
