@@ -44,6 +44,8 @@ func TestLayering(t *testing.T) {
 			return true
 		case under(from, "objects/objectstest"), under(from, "objects/s3/s3test"):
 			return under(to, "objects")
+		case under(from, "objects/storeurl"):
+			return under(to, "objects")
 		case under(from, "objects/s3"):
 			return to == "objects" || under(to, "objects/s3")
 		case under(from, "objects"):
