@@ -16,12 +16,20 @@ import (
 // maxSymlinkHops bounds symlink resolution, as the kernel's 40 (ELOOP).
 const maxSymlinkHops = 40
 
+// devFiles are the files of the synthetic /dev.
+var devFiles = []string{"null", "stderr", "stdin", "stdout"}
+
 // RootFS is the agent's view of files: a synthetic "/" holding one
 // directory per mount (each an os.Root over a host folder, for example
 // /workspace and /tmp) and /dev with null, stdin, stdout and stderr. It
 // resolves symlinks itself in the agent's namespace, so a link to
 // "/workspace/a" works and a link to "/etc/passwd" names a file that does
 // not exist; the os.Root underneath is the second guard against escapes.
+//
+// Errors of one-name operations are *fs.PathError and those of Rename, Link
+// and Symlink are *os.LinkError, as the os package returns them, always
+// naming the agent's paths, never host paths. Names of open files are agent
+// paths too.
 type RootFS struct {
 	mounts map[string]*os.Root // "/workspace" → root
 	dir    string
@@ -37,7 +45,7 @@ func NewRootFS(mounts map[string]string, dir string) (*RootFS, error) {
 	r := &RootFS{mounts: map[string]*os.Root{}, dir: path.Clean(dir)}
 	for agent, host := range mounts {
 		agent = path.Clean(agent)
-		if path.Dir(agent) != "/" || agent == "/dev" {
+		if path.Dir(agent) != "/" || agent == "/" || agent == "/dev" {
 			r.Close()
 			return nil, fmt.Errorf("command: mount %q: must be a direct child of / other than /dev", agent)
 		}
@@ -72,7 +80,8 @@ func (r *RootFS) Close() error {
 	return first
 }
 
-// Abs implements FS.
+// Abs implements FS. It cleans lexically; the operations themselves walk
+// ".." physically, after following symlinks, as the kernel does.
 func (r *RootFS) Abs(name string) string {
 	if name == "" {
 		return r.dir
@@ -83,10 +92,22 @@ func (r *RootFS) Abs(name string) string {
 	return path.Clean(name)
 }
 
+// kind classifies where an agent path lands.
+type kind int
+
+const (
+	kindMissing  kind = iota // outside every mount and not a /dev file
+	kindMounted              // inside a mount, below its top
+	kindMountTop             // the top of a mount, e.g. /workspace
+	kindSynthDir             // "/" or "/dev"
+	kindDevFile              // /dev/null, /dev/stdin, …
+)
+
 // location is a resolved agent path: the mount it lies in and the path
 // inside that mount ("." for the mount's top).
 type location struct {
 	abs   string
+	kind  kind
 	mount string
 	root  *os.Root
 	rel   string
@@ -95,54 +116,102 @@ type location struct {
 func (r *RootFS) locate(abs string) location {
 	loc := location{abs: abs}
 	if abs == "/" {
+		loc.kind = kindSynthDir
 		return loc
 	}
 	first, rest, _ := strings.Cut(abs[1:], "/")
 	m := "/" + first
 	if root, ok := r.mounts[m]; ok {
 		loc.mount, loc.root = m, root
-		loc.rel = "."
+		loc.kind, loc.rel = kindMountTop, "."
 		if rest != "" {
-			loc.rel = rest
+			loc.kind, loc.rel = kindMounted, rest
 		}
-	} else if m == "/dev" {
+		return loc
+	}
+	if m == "/dev" {
 		loc.mount = "/dev"
-		loc.rel = rest
+		switch {
+		case rest == "":
+			loc.kind = kindSynthDir
+		case isDevFile(rest):
+			loc.kind, loc.rel = kindDevFile, rest
+		}
 	}
 	return loc
 }
 
+func isDevFile(name string) bool {
+	for _, d := range devFiles {
+		if d == name {
+			return true
+		}
+	}
+	return false
+}
+
+// lstat reports what a resolved location is without following a final
+// symlink; ok is false when it does not exist.
+func (loc location) lstat() (fi fs.FileInfo, ok bool) {
+	switch loc.kind {
+	case kindMounted, kindMountTop:
+		fi, err := loc.root.Lstat(loc.rel)
+		return fi, err == nil
+	case kindSynthDir:
+		return syntheticEntry{name: path.Base(loc.abs), mode: fs.ModeDir | 0o755}, true
+	case kindDevFile:
+		return syntheticEntry{name: loc.rel, mode: devMode}, true
+	}
+	return nil, false
+}
+
+const devMode = fs.ModeCharDevice | fs.ModeDevice | 0o666
+
 // resolve follows symlinks in every component of name (and in the last one
-// too when followLast) and returns where the name lands.
+// too when followLast) and returns where the name lands. ".." is walked
+// physically after symlinks and never leaves "/". A missing or
+// non-directory component before the last fails with ENOENT or ENOTDIR; a
+// missing last component is left to the operation.
 func (r *RootFS) resolve(op, name string, followLast bool) (location, error) {
-	abs := r.Abs(name)
+	if name == "" {
+		return location{}, &fs.PathError{Op: op, Path: name, Err: syscall.ENOENT}
+	}
+	raw := name
+	if !path.IsAbs(raw) {
+		raw = r.dir + "/" + raw
+	}
+	trailingSlash := strings.HasSuffix(raw, "/") && strings.Trim(raw, "/") != ""
+	if trailingSlash {
+		followLast = true
+	}
 	hops := 0
 	done := "/"
-	todo := strings.Split(strings.TrimPrefix(abs, "/"), "/")
+	todo := splitPath(raw)
 	for len(todo) > 0 {
 		comp := todo[0]
 		todo = todo[1:]
-		switch comp {
-		case "", ".":
-			continue
-		case "..":
+		if comp == ".." {
 			done = path.Dir(done)
 			continue
 		}
 		next := path.Join(done, comp)
 		last := len(todo) == 0
-		if last && !followLast {
-			done = next
-			break
-		}
 		loc := r.locate(next)
-		if loc.root == nil || loc.rel == "." {
-			done = next
-			continue
+		fi, exists := loc.lstat()
+		if !exists {
+			if last {
+				done = next
+				break
+			}
+			if loc.kind == kindDevFile || loc.kind == kindMissing && loc.mount == "/dev" && strings.Count(next, "/") > 2 {
+				return location{}, &fs.PathError{Op: op, Path: name, Err: syscall.ENOTDIR}
+			}
+			return location{}, &fs.PathError{Op: op, Path: name, Err: syscall.ENOENT}
 		}
-		fi, err := loc.root.Lstat(loc.rel)
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			// A missing component is reported by the operation itself.
+		if fi.Mode()&fs.ModeSymlink == 0 || (last && !followLast) {
+			if !last && !fi.IsDir() {
+				return location{}, &fs.PathError{Op: op, Path: name, Err: syscall.ENOTDIR}
+			}
 			done = next
 			continue
 		}
@@ -152,45 +221,66 @@ func (r *RootFS) resolve(op, name string, followLast bool) (location, error) {
 		}
 		target, err := loc.root.Readlink(loc.rel)
 		if err != nil {
-			return location{}, &fs.PathError{Op: op, Path: name, Err: unwrapErrno(err)}
+			return location{}, pathErr(op, name, err)
 		}
-		var rest []string
+		if target == "" {
+			return location{}, &fs.PathError{Op: op, Path: name, Err: syscall.ENOENT}
+		}
 		if path.IsAbs(target) {
 			done = "/"
-			rest = strings.Split(strings.TrimPrefix(target, "/"), "/")
-		} else {
-			rest = strings.Split(target, "/")
 		}
-		todo = append(rest, todo...)
+		todo = append(splitPath(target), todo...)
 	}
-	return r.locate(path.Clean(done)), nil
+	loc := r.locate(done)
+	if trailingSlash {
+		if fi, ok := loc.lstat(); ok && !fi.IsDir() {
+			return location{}, &fs.PathError{Op: op, Path: name, Err: syscall.ENOTDIR}
+		}
+	}
+	return loc, nil
 }
 
-// unwrapErrno strips os.Root's own PathError so the caller can name the
-// agent path instead of the host path.
-func unwrapErrno(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
+// splitPath splits a slash path into its components, dropping empty ones
+// and ".".
+func splitPath(p string) []string {
+	var out []string
+	for _, c := range strings.Split(p, "/") {
+		if c != "" && c != "." {
+			out = append(out, c)
+		}
 	}
+	return out
+}
+
+// agentErrno turns an error of os.Root or *os.File into the errno inside,
+// so the caller can name the agent path instead of the host path. os.Root's
+// refusal to leave its folder reads as "no such file": outside the mounts
+// nothing exists.
+func agentErrno(err error) error {
+	var pe *fs.PathError
 	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	var errno syscall.Errno
+	if !errors.As(err, &errno) && strings.Contains(err.Error(), "path escapes from parent") {
+		return syscall.ENOENT
 	}
 	return err
 }
 
 func pathErr(op, name string, err error) error {
-	return &fs.PathError{Op: op, Path: name, Err: unwrapErrno(err)}
+	return &fs.PathError{Op: op, Path: name, Err: agentErrno(err)}
 }
 
-// dirOnly reports the synthetic directories ("/", "/dev") and missing
-// top-level names.
-func (r *RootFS) synthetic(op, name string, loc location) error {
-	if loc.abs == "/" || (loc.mount == "/dev" && loc.rel == "") {
-		return &fs.PathError{Op: op, Path: name, Err: syscall.EROFS}
+func wrap(op, name string, err error) error {
+	if err == nil {
+		return nil
 	}
-	return &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+	return pathErr(op, name, err)
 }
 
 // Open implements FS.
@@ -203,18 +293,21 @@ func (r *RootFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error)
 	if err != nil {
 		return nil, err
 	}
-	if loc.root != nil {
+	writing := flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0
+	switch loc.kind {
+	case kindMounted, kindMountTop:
 		f, err := loc.root.OpenFile(loc.rel, flag, perm)
 		if err != nil {
 			return nil, pathErr("open", name, err)
 		}
-		return f, nil
-	}
-	if loc.mount == "/dev" && loc.rel != "" {
+		return &mountFile{File: f, name: loc.abs}, nil
+	case kindDevFile:
+		if flag&os.O_EXCL != 0 && flag&os.O_CREATE != 0 {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EEXIST}
+		}
 		return r.openDev(name, loc.rel, flag)
-	}
-	if loc.abs == "/" || loc.mount == "/dev" {
-		if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC) != 0 {
+	case kindSynthDir:
+		if writing {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
 		}
 		return &syntheticDir{name: loc.abs, entries: r.syntheticEntries(loc.abs)}, nil
@@ -222,13 +315,13 @@ func (r *RootFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error)
 	if flag&os.O_CREATE != 0 {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EACCES}
 	}
-	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.ENOENT}
 }
 
 func (r *RootFS) openDev(name, dev string, flag int) (File, error) {
 	switch dev {
 	case "null":
-		f, err := os.OpenFile(os.DevNull, flag&^(os.O_CREATE|os.O_EXCL), 0)
+		f, err := os.OpenFile(os.DevNull, flag&^(os.O_CREATE|os.O_EXCL|os.O_TRUNC), 0)
 		if err != nil {
 			return nil, pathErr("open", name, err)
 		}
@@ -246,7 +339,7 @@ func (r *RootFS) openDev(name, dev string, flag int) (File, error) {
 			return &streamFile{name: "/dev/stderr", w: r.stderr}, nil
 		}
 	}
-	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.ENXIO}
 }
 
 func (r *RootFS) syntheticEntries(dir string) []fs.DirEntry {
@@ -257,97 +350,119 @@ func (r *RootFS) syntheticEntries(dir string) []fs.DirEntry {
 		}
 		out = append(out, syntheticEntry{name: "dev", mode: fs.ModeDir | 0o755})
 	} else {
-		for _, d := range []string{"null", "stderr", "stdin", "stdout"} {
-			out = append(out, syntheticEntry{name: d, mode: fs.ModeCharDevice | fs.ModeDevice | 0o666})
+		for _, d := range devFiles {
+			out = append(out, syntheticEntry{name: d, mode: devMode})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
 	return out
 }
 
-func (r *RootFS) statSynthetic(op, name string, loc location) (fs.FileInfo, error) {
-	if loc.abs == "/" || (loc.mount == "/dev" && loc.rel == "") {
-		return syntheticEntry{name: path.Base(loc.abs), mode: fs.ModeDir | 0o755}, nil
+func (r *RootFS) stat(op, name string, follow bool) (fs.FileInfo, error) {
+	loc, err := r.resolve(op, name, follow)
+	if err != nil {
+		return nil, err
 	}
-	if loc.mount == "/dev" {
-		switch loc.rel {
-		case "null", "stdin", "stdout", "stderr":
-			return syntheticEntry{name: loc.rel, mode: fs.ModeCharDevice | fs.ModeDevice | 0o666}, nil
+	switch loc.kind {
+	case kindMounted, kindMountTop:
+		var fi fs.FileInfo
+		if follow {
+			fi, err = loc.root.Stat(loc.rel)
+		} else {
+			fi, err = loc.root.Lstat(loc.rel)
 		}
+		if err != nil {
+			return nil, pathErr(op, name, err)
+		}
+		if loc.kind == kindMountTop {
+			fi = renamedInfo{FileInfo: fi, name: loc.mount[1:]}
+		}
+		return fi, nil
+	case kindMissing:
+		return nil, &fs.PathError{Op: op, Path: name, Err: syscall.ENOENT}
 	}
-	return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+	fi, _ := loc.lstat()
+	return fi, nil
 }
 
 // Stat implements FS.
-func (r *RootFS) Stat(name string) (fs.FileInfo, error) {
-	loc, err := r.resolve("stat", name, true)
-	if err != nil {
-		return nil, err
-	}
-	if loc.root == nil {
-		return r.statSynthetic("stat", name, loc)
-	}
-	fi, err := loc.root.Stat(loc.rel)
-	if err != nil {
-		return nil, pathErr("stat", name, err)
-	}
-	return fi, nil
-}
+func (r *RootFS) Stat(name string) (fs.FileInfo, error) { return r.stat("stat", name, true) }
 
 // Lstat implements FS.
-func (r *RootFS) Lstat(name string) (fs.FileInfo, error) {
-	loc, err := r.resolve("lstat", name, false)
-	if err != nil {
-		return nil, err
-	}
-	if loc.root == nil {
-		return r.statSynthetic("lstat", name, loc)
-	}
-	fi, err := loc.root.Lstat(loc.rel)
-	if err != nil {
-		return nil, pathErr("lstat", name, err)
-	}
-	return fi, nil
-}
+func (r *RootFS) Lstat(name string) (fs.FileInfo, error) { return r.stat("lstat", name, false) }
 
 // ReadDir implements FS; entries are sorted by name.
 func (r *RootFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	f, err := r.Open(name)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: unwrapErrno(err)}
+		return nil, err
 	}
 	defer f.Close()
 	ents, err := f.ReadDir(-1)
 	if err != nil {
-		return nil, pathErr("readdirent", name, err)
+		return nil, &fs.PathError{Op: "readdirent", Path: name, Err: agentErrno(err)}
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	return ents, nil
 }
 
-// inMount resolves the parent of name and returns its location, failing
-// for the synthetic directories.
-func (r *RootFS) inMount(op, name string) (location, error) {
+// opClass tells entry operations how to answer for names outside the
+// mounts' insides.
+type opClass int
+
+const (
+	opCreate opClass = iota // mkdir, symlink, link target
+	opRemove                // remove, rename source or target
+	opRead                  // readlink, link source
+)
+
+// entry resolves name for an operation on the directory entry itself (the
+// last component is not followed) and returns its location inside a
+// mount. For the synthetic parts of the view it returns the errno the
+// kernel would give an unprivileged user.
+func (r *RootFS) entry(op, name string, class opClass) (location, error) {
 	loc, err := r.resolve(op, name, false)
 	if err != nil {
 		return loc, err
 	}
-	if loc.root == nil || loc.rel == "." {
-		if loc.root != nil || loc.abs == "/" || loc.mount == "/dev" {
-			return loc, &fs.PathError{Op: op, Path: name, Err: syscall.EPERM}
+	if base := path.Base(name); base == "." || base == ".." {
+		if class == opCreate {
+			return loc, &fs.PathError{Op: op, Path: name, Err: syscall.EEXIST}
 		}
-		return loc, r.synthetic(op, name, loc)
+		if op == "remove" && base == "." {
+			return loc, &fs.PathError{Op: op, Path: name, Err: syscall.EINVAL}
+		}
+		if op == "remove" || op == "rename" {
+			return loc, &fs.PathError{Op: op, Path: name, Err: syscall.ENOTEMPTY}
+		}
 	}
-	return loc, nil
+	var errno syscall.Errno
+	switch loc.kind {
+	case kindMounted:
+		return loc, nil
+	case kindMountTop, kindSynthDir:
+		errno = map[opClass]syscall.Errno{opCreate: syscall.EEXIST, opRemove: syscall.EBUSY, opRead: syscall.EINVAL}[class]
+		if op == "link" && class == opRead {
+			errno = syscall.EPERM
+		}
+	case kindDevFile:
+		errno = map[opClass]syscall.Errno{opCreate: syscall.EEXIST, opRemove: syscall.EACCES, opRead: syscall.EINVAL}[class]
+		if op == "link" && class == opRead {
+			errno = syscall.EXDEV
+		}
+	default:
+		errno = syscall.ENOENT
+		if class == opCreate {
+			errno = syscall.EACCES
+		}
+	}
+	return loc, &fs.PathError{Op: op, Path: name, Err: errno}
 }
 
 // Mkdir implements FS.
 func (r *RootFS) Mkdir(name string, perm fs.FileMode) error {
-	loc, err := r.inMount("mkdir", name)
+	loc, err := r.entry("mkdir", name, opCreate)
 	if err != nil {
-		if loc.root != nil && loc.rel == "." {
-			return &fs.PathError{Op: "mkdir", Path: name, Err: fs.ErrExist}
-		}
 		return err
 	}
 	return wrap("mkdir", name, loc.root.Mkdir(loc.rel, perm))
@@ -371,86 +486,95 @@ func (r *RootFS) MkdirAll(name string, perm fs.FileMode) error {
 		if fi, serr := r.Stat(abs); serr == nil && fi.IsDir() {
 			return nil
 		}
-		return &fs.PathError{Op: "mkdir", Path: name, Err: unwrapErrno(err)}
+		return &fs.PathError{Op: "mkdir", Path: name, Err: agentErrno(err)}
 	}
 	return nil
 }
 
 // Remove implements FS.
 func (r *RootFS) Remove(name string) error {
-	loc, err := r.inMount("remove", name)
+	loc, err := r.entry("remove", name, opRemove)
 	if err != nil {
 		return err
 	}
 	return wrap("remove", name, loc.root.Remove(loc.rel))
 }
 
-// RemoveAll implements FS.
+// RemoveAll implements FS. A name that does not exist is no error.
 func (r *RootFS) RemoveAll(name string) error {
-	loc, err := r.inMount("remove", name)
+	loc, err := r.entry("remove", name, opRemove)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
 		return err
 	}
 	return wrap("remove", name, loc.root.RemoveAll(loc.rel))
 }
 
+func linkErr(op, oldname, newname string, err error) error {
+	return &os.LinkError{Op: op, Old: oldname, New: newname, Err: agentErrno(err)}
+}
+
 // Rename implements FS. Both names must lie in the same mount (EXDEV
 // otherwise, as between two file systems).
 func (r *RootFS) Rename(oldname, newname string) error {
-	from, err := r.inMount("rename", oldname)
+	from, err := r.entry("rename", oldname, opRemove)
 	if err != nil {
-		return err
+		return linkErr("rename", oldname, newname, err)
 	}
-	to, err := r.inMount("rename", newname)
+	to, err := r.entry("rename", newname, opRemove)
 	if err != nil {
-		return err
+		if to.kind == kindMissing && to.abs != "" {
+			err = syscall.EACCES // a new top-level name
+		}
+		return linkErr("rename", oldname, newname, err)
 	}
 	if from.mount != to.mount {
-		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: syscall.EXDEV}
+		return linkErr("rename", oldname, newname, syscall.EXDEV)
 	}
-	if err := from.root.Rename(from.rel, to.rel); err != nil {
-		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: unwrapErrno(err)}
+	return wrapLink("rename", oldname, newname, from.root.Rename(from.rel, to.rel))
+}
+
+func wrapLink(op, oldname, newname string, err error) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	return linkErr(op, oldname, newname, err)
 }
 
 // Symlink implements FS. The target is stored as given; it is resolved in
 // the agent's namespace when followed.
 func (r *RootFS) Symlink(target, linkname string) error {
-	loc, err := r.inMount("symlink", linkname)
+	loc, err := r.entry("symlink", linkname, opCreate)
 	if err != nil {
-		return err
+		return linkErr("symlink", target, linkname, err)
 	}
-	if err := loc.root.Symlink(target, loc.rel); err != nil {
-		return &os.LinkError{Op: "symlink", Old: target, New: linkname, Err: unwrapErrno(err)}
-	}
-	return nil
+	return wrapLink("symlink", target, linkname, loc.root.Symlink(target, loc.rel))
 }
 
-// Link implements FS.
+// Link implements FS: a hard link, within one mount. A symlink oldname is
+// linked itself, not its target, as Linux link(2) does.
 func (r *RootFS) Link(oldname, newname string) error {
-	from, err := r.inMount("link", oldname)
+	from, err := r.entry("link", oldname, opRead)
 	if err != nil {
-		return err
+		return linkErr("link", oldname, newname, err)
 	}
-	to, err := r.inMount("link", newname)
+	to, err := r.entry("link", newname, opCreate)
 	if err != nil {
-		return err
+		return linkErr("link", oldname, newname, err)
 	}
 	if from.mount != to.mount {
-		return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: syscall.EXDEV}
+		return linkErr("link", oldname, newname, syscall.EXDEV)
 	}
-	if err := from.root.Link(from.rel, to.rel); err != nil {
-		return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: unwrapErrno(err)}
-	}
-	return nil
+	return wrapLink("link", oldname, newname, from.root.Link(from.rel, to.rel))
 }
 
 // Readlink implements FS.
 func (r *RootFS) Readlink(name string) (string, error) {
-	loc, err := r.inMount("readlink", name)
+	loc, err := r.entry("readlink", name, opRead)
 	if err != nil {
-		return "", &fs.PathError{Op: "readlink", Path: name, Err: syscall.EINVAL}
+		return "", err
 	}
 	t, err := loc.root.Readlink(loc.rel)
 	if err != nil {
@@ -465,10 +589,13 @@ func (r *RootFS) Chmod(name string, mode fs.FileMode) error {
 	if err != nil {
 		return err
 	}
-	if loc.root == nil {
-		return r.synthetic("chmod", name, loc)
+	switch loc.kind {
+	case kindMounted, kindMountTop:
+		return wrap("chmod", name, loc.root.Chmod(loc.rel, mode))
+	case kindMissing:
+		return &fs.PathError{Op: "chmod", Path: name, Err: syscall.ENOENT}
 	}
-	return wrap("chmod", name, loc.root.Chmod(loc.rel, mode))
+	return &fs.PathError{Op: "chmod", Path: name, Err: syscall.EPERM}
 }
 
 // Chtimes implements FS.
@@ -477,15 +604,13 @@ func (r *RootFS) Chtimes(name string, atime, mtime time.Time) error {
 	if err != nil {
 		return err
 	}
-	if loc.root == nil {
-		return r.synthetic("chtimes", name, loc)
+	switch loc.kind {
+	case kindMounted, kindMountTop:
+		return wrap("chtimes", name, loc.root.Chtimes(loc.rel, atime, mtime))
+	case kindMissing:
+		return &fs.PathError{Op: "chtimes", Path: name, Err: syscall.ENOENT}
+	case kindDevFile:
+		return nil // touch /dev/null succeeds and changes nothing
 	}
-	return wrap("chtimes", name, loc.root.Chtimes(loc.rel, atime, mtime))
-}
-
-func wrap(op, name string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return pathErr(op, name, err)
+	return &fs.PathError{Op: "chtimes", Path: name, Err: syscall.EPERM}
 }

@@ -3,6 +3,7 @@ package command
 import (
 	"io"
 	"io/fs"
+	"os"
 	"syscall"
 	"time"
 )
@@ -97,4 +98,82 @@ func (s *streamFile) Stat() (fs.FileInfo, error) {
 }
 func (s *streamFile) ReadDir(int) ([]fs.DirEntry, error) {
 	return nil, &fs.PathError{Op: "readdir", Path: s.name, Err: syscall.ENOTDIR}
+}
+
+// renamedInfo gives a mount's top its agent name ("workspace", not ".").
+type renamedInfo struct {
+	fs.FileInfo
+	name string
+}
+
+func (i renamedInfo) Name() string { return i.name }
+
+// mountFile is an open file of a mount. It names the agent path and
+// rewrites the errors of the host file so they name it too.
+type mountFile struct {
+	*os.File
+	name string
+}
+
+func (f *mountFile) Name() string { return f.name }
+
+func (f *mountFile) fix(op string, err error) error {
+	if err == nil || err == io.EOF {
+		return err
+	}
+	return &fs.PathError{Op: op, Path: f.name, Err: agentErrno(err)}
+}
+
+func (f *mountFile) Read(p []byte) (int, error) {
+	n, err := f.File.Read(p)
+	return n, f.fix("read", err)
+}
+
+func (f *mountFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := f.File.ReadAt(p, off)
+	return n, f.fix("read", err)
+}
+
+func (f *mountFile) Write(p []byte) (int, error) {
+	n, err := f.File.Write(p)
+	return n, f.fix("write", err)
+}
+
+func (f *mountFile) Seek(off int64, whence int) (int64, error) {
+	n, err := f.File.Seek(off, whence)
+	return n, f.fix("seek", err)
+}
+
+func (f *mountFile) Stat() (fs.FileInfo, error) {
+	fi, err := f.File.Stat()
+	return fi, f.fix("stat", err)
+}
+
+func (f *mountFile) ReadDir(n int) ([]fs.DirEntry, error) {
+	ents, err := f.File.ReadDir(n)
+	return ents, f.fix("readdirent", err)
+}
+
+func (f *mountFile) Truncate(size int64) error { return f.fix("truncate", f.File.Truncate(size)) }
+
+func (f *mountFile) Close() error { return f.fix("close", f.File.Close()) }
+
+// ReadFrom lets copies between two mount files use the kernel's
+// copy_file_range, as between two *os.File.
+func (f *mountFile) ReadFrom(r io.Reader) (int64, error) {
+	if mf, ok := r.(*mountFile); ok {
+		r = mf.File
+	}
+	n, err := f.File.ReadFrom(r)
+	return n, f.fix("write", err)
+}
+
+// WriteTo lets a copy from a mount file use sendfile/splice when the
+// destination allows it.
+func (f *mountFile) WriteTo(w io.Writer) (int64, error) {
+	if mf, ok := w.(*mountFile); ok {
+		w = mf.File
+	}
+	n, err := f.File.WriteTo(w)
+	return n, f.fix("read", err)
 }
