@@ -101,11 +101,14 @@ type Store interface {
 
 	// Open returns a reader of length bytes of the blob starting at off.
 	// length < 0 means "to the end". A range past the end is clipped; off
-	// beyond the end yields an empty reader. When the whole blob is read
-	// (off == 0, length < 0 or length >= size), the reader verifies size and
+	// at or beyond the end yields an empty reader; off < 0 is an error.
+	// When the whole blob is read (off == 0, and length < 0 or length >=
+	// the stored size; see IsWholeRange), the reader verifies size and
 	// SHA-256 as it reaches EOF and returns an error wrapping ErrCorrupt
-	// instead of io.EOF on mismatch. A missing blob gives an error wrapping
-	// ErrNotFound. The caller must Close the reader.
+	// instead of io.EOF on mismatch. A read of part of a blob is not
+	// verified. A missing blob gives an error wrapping ErrNotFound (from
+	// Open itself, not from the first Read). The caller must Close the
+	// reader; reads fail once ctx is done.
 	Open(ctx context.Context, d Digest, off, length int64) (io.ReadCloser, error)
 
 	// Stat returns the blob's size and store time, or an error wrapping
