@@ -1,0 +1,207 @@
+package s3
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// Addressing chooses how the bucket appears in request URLs.
+type Addressing int
+
+const (
+	// AddressingAuto uses virtual-host style for AWS (and the other clouds
+	// minio-go knows) and path style for everything else (MinIO, R2 both
+	// accept path style).
+	AddressingAuto Addressing = iota
+	// AddressingPath puts the bucket in the path: https://host/bucket/key.
+	AddressingPath
+	// AddressingVirtualHost puts the bucket in the host name:
+	// https://bucket.host/key.
+	AddressingVirtualHost
+)
+
+// ParseAddressing parses "auto", "path" / "true" or "virtual" / "false"
+// (the last two spellings answer the question "path style?").
+func ParseAddressing(s string) (Addressing, error) {
+	switch strings.ToLower(s) {
+	case "", "auto":
+		return AddressingAuto, nil
+	case "path", "true", "1", "yes":
+		return AddressingPath, nil
+	case "virtual", "virtual-host", "dns", "false", "0", "no":
+		return AddressingVirtualHost, nil
+	}
+	return AddressingAuto, fmt.Errorf("s3: addressing %q: want auto, path (true) or virtual (false)", s)
+}
+
+func (a Addressing) String() string {
+	switch a {
+	case AddressingPath:
+		return "path"
+	case AddressingVirtualHost:
+		return "virtual"
+	}
+	return "auto"
+}
+
+// Config describes one store: where the bucket is, which part of it the
+// store owns, and how to authenticate.
+type Config struct {
+	// Endpoint is "host[:port]" or "http(s)://host[:port]". A scheme
+	// overrides Secure.
+	Endpoint string
+	// Secure selects HTTPS for an endpoint given without scheme.
+	Secure bool
+	// Bucket must exist; the store never creates it.
+	Bucket string
+	// Prefix is the folder inside the bucket the store owns ("" for the
+	// bucket root). Leading and trailing slashes are ignored.
+	Prefix string
+	// Region is the bucket's region: "auto" for R2, "us-east-1" for MinIO.
+	// Empty means us-east-1.
+	Region string
+	// Addressing chooses path or virtual-host style; the zero value is auto.
+	Addressing Addressing
+
+	// AccessKey, SecretKey and SessionToken authenticate requests. When
+	// AccessKey is empty they come from the environment (see the package
+	// doc); with none there either, New fails unless Anonymous is set.
+	AccessKey    string
+	SecretKey    string
+	SessionToken string
+	// Anonymous sends unsigned requests (public buckets only).
+	Anonymous bool
+
+	// MaxAttempts bounds the tries of one call (first try included) on
+	// transient errors. Zero means 5.
+	MaxAttempts int
+	// RetryBaseDelay is the backoff before the second try; it doubles on
+	// each retry up to RetryMaxDelay, with full jitter. Zero means 100ms
+	// and 5s.
+	RetryBaseDelay time.Duration
+	RetryMaxDelay  time.Duration
+
+	// SkipExistingMin is the blob size from which Put first asks the
+	// server (HEAD) whether the blob is already stored, and skips the
+	// upload if it is. Smaller blobs are uploaded unconditionally: an
+	// upload of identical bytes is harmless and costs one round trip, as
+	// the HEAD would. Zero means 64 KiB; a negative value never asks.
+	SkipExistingMin int64
+
+	// SpoolDir holds the temp files Put uses to hash blobs above 8 MiB
+	// before uploading them. Empty means os.TempDir().
+	SpoolDir string
+
+	// Transport replaces the HTTP transport (tests, proxies). Nil uses
+	// minio-go's default.
+	Transport http.RoundTripper
+}
+
+// Environment variables New reads for credentials, in order of preference.
+const (
+	EnvAccessKey     = "WSFS_S3_ACCESS_KEY_ID"
+	EnvSecretKey     = "WSFS_S3_SECRET_ACCESS_KEY"
+	EnvSessionToken  = "WSFS_S3_SESSION_TOKEN"
+	EnvAWSAccessKey  = "AWS_ACCESS_KEY_ID"
+	EnvAWSSecretKey  = "AWS_SECRET_ACCESS_KEY"
+	EnvAWSSessionTok = "AWS_SESSION_TOKEN"
+)
+
+const (
+	defaultMaxAttempts     = 5
+	defaultRetryBaseDelay  = 100 * time.Millisecond
+	defaultRetryMaxDelay   = 5 * time.Second
+	defaultSkipExistingMin = 64 << 10
+	defaultRegion          = "us-east-1"
+)
+
+// normalize checks c and fills in defaults and credentials. It returns the
+// endpoint host (without scheme) and the error for a malformed config.
+func (c *Config) normalize() (host string, err error) {
+	if c.Bucket == "" {
+		return "", fmt.Errorf("s3: no bucket given: name one (s3://BUCKET/prefix)")
+	}
+	if err := checkBucketName(c.Bucket); err != nil {
+		return "", err
+	}
+	if c.Endpoint == "" {
+		return "", fmt.Errorf("s3: bucket %s: no endpoint given: set endpoint=host:port (for R2: https://<account>.r2.cloudflarestorage.com)", c.Bucket)
+	}
+	host = c.Endpoint
+	if strings.Contains(host, "://") {
+		u, err := url.Parse(host)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return "", fmt.Errorf("s3: endpoint %q: want host:port or http(s)://host[:port]", c.Endpoint)
+		}
+		if u.Path != "" && u.Path != "/" {
+			return "", fmt.Errorf("s3: endpoint %q has a path: give only the host (the bucket goes in the store URL)", c.Endpoint)
+		}
+		host, c.Secure = u.Host, u.Scheme == "https"
+	}
+	if strings.ContainsAny(host, "/?# ") {
+		return "", fmt.Errorf("s3: endpoint %q: want host:port or http(s)://host[:port]", c.Endpoint)
+	}
+	c.Prefix = strings.Trim(c.Prefix, "/")
+	if c.Region == "" {
+		c.Region = defaultRegion
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = defaultMaxAttempts
+	}
+	if c.RetryBaseDelay <= 0 {
+		c.RetryBaseDelay = defaultRetryBaseDelay
+	}
+	if c.RetryMaxDelay <= 0 {
+		c.RetryMaxDelay = defaultRetryMaxDelay
+	}
+	if c.SkipExistingMin == 0 {
+		c.SkipExistingMin = defaultSkipExistingMin
+	}
+	if c.Anonymous || c.AccessKey != "" {
+		if !c.Anonymous && c.SecretKey == "" {
+			return "", fmt.Errorf("s3: bucket %s: access key given without secret key: give both", c.Bucket)
+		}
+		return host, nil
+	}
+	switch {
+	case os.Getenv(EnvAccessKey) != "":
+		c.AccessKey, c.SecretKey, c.SessionToken = os.Getenv(EnvAccessKey), os.Getenv(EnvSecretKey), os.Getenv(EnvSessionToken)
+		if c.SecretKey == "" {
+			return "", fmt.Errorf("s3: bucket %s: %s is set but %s is empty: set both", c.Bucket, EnvAccessKey, EnvSecretKey)
+		}
+	case os.Getenv(EnvAWSAccessKey) != "":
+		c.AccessKey, c.SecretKey, c.SessionToken = os.Getenv(EnvAWSAccessKey), os.Getenv(EnvAWSSecretKey), os.Getenv(EnvAWSSessionTok)
+		if c.SecretKey == "" {
+			return "", fmt.Errorf("s3: bucket %s: %s is set but %s is empty: set both", c.Bucket, EnvAWSAccessKey, EnvAWSSecretKey)
+		}
+	default:
+		return "", fmt.Errorf("s3: bucket %s: no credentials: set %s and %s (or %s and %s)",
+			c.Bucket, EnvAccessKey, EnvSecretKey, EnvAWSAccessKey, EnvAWSSecretKey)
+	}
+	return host, nil
+}
+
+// checkBucketName applies the S3 naming rules (3-63 characters of
+// lower-case letters, digits, dots and hyphens, starting and ending with a
+// letter or digit) so that a typo fails before any request.
+func checkBucketName(b string) error {
+	bad := len(b) < 3 || len(b) > 63
+	for i := 0; i < len(b) && !bad; i++ {
+		ch := b[i]
+		edge := i == 0 || i == len(b)-1
+		switch {
+		case ch >= 'a' && ch <= 'z', ch >= '0' && ch <= '9':
+		case (ch == '-' || ch == '.') && !edge:
+		default:
+			bad = true
+		}
+	}
+	if bad {
+		return fmt.Errorf("s3: bucket name %q is not valid: use 3-63 lower-case letters, digits, '-' or '.'", b)
+	}
+	return nil
+}

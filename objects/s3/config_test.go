@@ -1,0 +1,158 @@
+package s3
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/wsfs/wsfs/objects"
+)
+
+func clearCredentialEnv(t *testing.T) {
+	for _, k := range []string{EnvAccessKey, EnvSecretKey, EnvSessionToken, EnvAWSAccessKey, EnvAWSSecretKey, EnvAWSSessionTok} {
+		t.Setenv(k, "")
+	}
+}
+
+func TestConfigNormalize(t *testing.T) {
+	clearCredentialEnv(t)
+	creds := Config{AccessKey: "k", SecretKey: "s"}
+	with := func(c Config) Config { c.AccessKey, c.SecretKey = creds.AccessKey, creds.SecretKey; return c }
+	for _, tc := range []struct {
+		cfg        Config
+		host       string
+		secure     bool
+		prefix     string
+		wantErrSub string
+	}{
+		{cfg: with(Config{Endpoint: "127.0.0.1:9000", Bucket: "b12"}), host: "127.0.0.1:9000"},
+		{cfg: with(Config{Endpoint: "127.0.0.1:9000", Bucket: "b12", Secure: true, Prefix: "/a/b/"}), host: "127.0.0.1:9000", secure: true, prefix: "a/b"},
+		{cfg: with(Config{Endpoint: "https://acct.r2.cloudflarestorage.com", Bucket: "wsfs"}), host: "acct.r2.cloudflarestorage.com", secure: true},
+		{cfg: with(Config{Endpoint: "https://acct.r2.cloudflarestorage.com/", Bucket: "wsfs"}), host: "acct.r2.cloudflarestorage.com", secure: true},
+		{cfg: with(Config{Endpoint: "http://minio:9000", Bucket: "wsfs", Secure: true}), host: "minio:9000"},
+		{cfg: with(Config{Endpoint: "minio:9000"}), wantErrSub: "no bucket given"},
+		{cfg: with(Config{Bucket: "wsfs"}), wantErrSub: "no endpoint given"},
+		{cfg: with(Config{Endpoint: "ftp://x", Bucket: "wsfs"}), wantErrSub: `endpoint "ftp://x": want host:port`},
+		{cfg: with(Config{Endpoint: "https://x/bucket", Bucket: "wsfs"}), wantErrSub: "has a path"},
+		{cfg: with(Config{Endpoint: "x y", Bucket: "wsfs"}), wantErrSub: "want host:port"},
+		{cfg: with(Config{Endpoint: "x", Bucket: "My_Bucket"}), wantErrSub: `bucket name "My_Bucket" is not valid`},
+		{cfg: with(Config{Endpoint: "x", Bucket: "ab"}), wantErrSub: "is not valid"},
+		{cfg: with(Config{Endpoint: "x", Bucket: "-ab"}), wantErrSub: "is not valid"},
+		{cfg: Config{Endpoint: "x", Bucket: "wsfs"}, wantErrSub: "no credentials: set WSFS_S3_ACCESS_KEY_ID and WSFS_S3_SECRET_ACCESS_KEY (or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)"},
+		{cfg: Config{Endpoint: "x", Bucket: "wsfs", AccessKey: "k"}, wantErrSub: "access key given without secret key"},
+		{cfg: Config{Endpoint: "x", Bucket: "wsfs", Anonymous: true}, host: "x"},
+	} {
+		name := fmt.Sprintf("%+v", tc.cfg)
+		c := tc.cfg
+		host, err := c.normalize()
+		if tc.wantErrSub != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErrSub) {
+				t.Errorf("%s: err = %v, want %q", name, err, tc.wantErrSub)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if host != tc.host || c.Secure != tc.secure || c.Prefix != tc.prefix {
+			t.Errorf("%s: host %q secure %v prefix %q, want %q %v %q", name, host, c.Secure, c.Prefix, tc.host, tc.secure, tc.prefix)
+		}
+		if c.Region != "us-east-1" || c.MaxAttempts != 5 || c.SkipExistingMin != 64<<10 {
+			t.Errorf("%s: defaults not filled: %+v", name, c)
+		}
+	}
+}
+
+func TestCredentialEnvOrder(t *testing.T) {
+	clearCredentialEnv(t)
+	t.Setenv(EnvAWSAccessKey, "aws-key")
+	t.Setenv(EnvAWSSecretKey, "aws-secret")
+	t.Setenv(EnvAWSSessionTok, "aws-token")
+	c := Config{Endpoint: "x", Bucket: "wsfs"}
+	if _, err := c.normalize(); err != nil || c.AccessKey != "aws-key" || c.SecretKey != "aws-secret" || c.SessionToken != "aws-token" {
+		t.Fatalf("AWS_* credentials: %+v, %v", c, err)
+	}
+	t.Setenv(EnvAccessKey, "wsfs-key")
+	t.Setenv(EnvSecretKey, "wsfs-secret")
+	c = Config{Endpoint: "x", Bucket: "wsfs"}
+	if _, err := c.normalize(); err != nil || c.AccessKey != "wsfs-key" || c.SecretKey != "wsfs-secret" || c.SessionToken != "" {
+		t.Fatalf("WSFS_S3_* credentials should win: %+v, %v", c, err)
+	}
+	c = Config{Endpoint: "x", Bucket: "wsfs", AccessKey: "cfg", SecretKey: "cfg-secret"}
+	if _, err := c.normalize(); err != nil || c.AccessKey != "cfg" {
+		t.Fatalf("Config credentials should win: %+v, %v", c, err)
+	}
+	t.Setenv(EnvSecretKey, "")
+	c = Config{Endpoint: "x", Bucket: "wsfs"}
+	if _, err := c.normalize(); err == nil || !strings.Contains(err.Error(), "WSFS_S3_SECRET_ACCESS_KEY is empty") {
+		t.Fatalf("half-set WSFS_S3_*: %v", err)
+	}
+}
+
+func TestParseAddressing(t *testing.T) {
+	for in, want := range map[string]Addressing{
+		"": AddressingAuto, "auto": AddressingAuto, "true": AddressingPath, "path": AddressingPath,
+		"false": AddressingVirtualHost, "virtual": AddressingVirtualHost, "DNS": AddressingVirtualHost,
+	} {
+		if got, err := ParseAddressing(in); err != nil || got != want {
+			t.Errorf("ParseAddressing(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := ParseAddressing("sideways"); err == nil {
+		t.Error("ParseAddressing(sideways) succeeded")
+	}
+}
+
+func TestParseBlobKey(t *testing.T) {
+	d := objects.Sum([]byte("x"))
+	h := d.String()
+	if got, ok := parseBlobKey(h[:2] + "/" + h); !ok || got != d {
+		t.Fatalf("parseBlobKey(good) = %v, %v", got, ok)
+	}
+	for _, bad := range []string{
+		"", h, "00/" + h, h[:2] + "/" + strings.ToUpper(h), h[:2] + "/" + h + ".tmp", h[:2] + "/" + h[:63] + "g",
+		h[:2] + "/" + h + "/x", h[:3] + "/" + h, "/" + h,
+	} {
+		if _, ok := parseBlobKey(bad); ok {
+			t.Errorf("parseBlobKey(%q) accepted", bad)
+		}
+	}
+}
+
+func TestRetryable(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{minio.ErrorResponse{Code: "SlowDown", StatusCode: 503}, true},
+		{minio.ErrorResponse{Code: "InternalError", StatusCode: 500}, true},
+		{minio.ErrorResponse{Code: "502 Bad Gateway", StatusCode: 502}, true},
+		{minio.ErrorResponse{Code: "TooManyRequests", StatusCode: 429}, true},
+		{minio.ErrorResponse{Code: "RequestTimeout", StatusCode: 400}, true},
+		{minio.ErrorResponse{Code: "AccessDenied", StatusCode: 403}, false},
+		{minio.ErrorResponse{Code: "InvalidAccessKeyId", StatusCode: 403}, false},
+		{minio.ErrorResponse{Code: "SignatureDoesNotMatch", StatusCode: 403}, false},
+		{minio.ErrorResponse{Code: "NoSuchBucket", StatusCode: 404}, false},
+		{minio.ErrorResponse{Code: "NoSuchKey", StatusCode: 404}, false},
+		{minio.ErrorResponse{Code: "InvalidArgument", StatusCode: 400}, false},
+		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), true},
+		{fmt.Errorf("read: %w", syscall.ECONNRESET), true},
+		{io.ErrUnexpectedEOF, true},
+		{&net.DNSError{Err: "no such host", Name: "nowhere", IsNotFound: true}, false},
+		{&net.DNSError{Err: "timeout", Name: "slow", IsTimeout: true}, true},
+		{context.DeadlineExceeded, false},
+		{fmt.Errorf("x: %w", context.Canceled), false},
+		{errors.New("something else"), false},
+	} {
+		if got := retryable(tc.err); got != tc.want {
+			t.Errorf("retryable(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,216 @@
+package s3
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/wsfs/wsfs/objects"
+)
+
+// Errors that classify a failure of the store itself (as opposed to one
+// blob). Test them with errors.Is.
+var (
+	// ErrNoBucket: the bucket does not exist at the endpoint.
+	ErrNoBucket = errors.New("s3: no such bucket")
+	// ErrAccess: the server rejected the credentials or denied access.
+	ErrAccess = errors.New("s3: access denied")
+	// ErrUnreachable: the endpoint could not be reached (refused, unknown
+	// host, TLS mismatch).
+	ErrUnreachable = errors.New("s3: endpoint unreachable")
+)
+
+// authCodes are S3 error codes that retrying cannot fix.
+var authCodes = map[string]bool{
+	"AccessDenied":                 true,
+	"InvalidAccessKeyId":           true,
+	"SignatureDoesNotMatch":        true,
+	"InvalidToken":                 true,
+	"ExpiredToken":                 true,
+	"TokenRefreshRequired":         true,
+	"AuthorizationHeaderMalformed": true,
+	"InvalidSecurity":              true,
+	"AccountProblem":               true,
+	"AllAccessDisabled":            true,
+}
+
+// transientCodes are S3 error codes worth another try.
+var transientCodes = map[string]bool{
+	"SlowDown":                   true,
+	"RequestTimeout":             true,
+	"InternalError":              true,
+	"ServiceUnavailable":         true,
+	"Throttling":                 true,
+	"ThrottlingException":        true,
+	"RequestLimitExceeded":       true,
+	"TooManyRequests":            true,
+	"OperationAborted":           true,
+	"XMinioServerNotInitialized": true,
+}
+
+func s3Error(err error) (minio.ErrorResponse, bool) {
+	var er minio.ErrorResponse
+	if errors.As(err, &er) {
+		return er, true
+	}
+	var per *minio.ErrorResponse
+	if errors.As(err, &per) && per != nil {
+		return *per, true
+	}
+	return er, false
+}
+
+// retryable reports whether err is a transient failure worth another try.
+func retryable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	if er, ok := s3Error(err); ok {
+		if authCodes[er.Code] || er.Code == minio.NoSuchBucket || er.Code == minio.NoSuchKey {
+			return false
+		}
+		if transientCodes[er.Code] {
+			return true
+		}
+		switch {
+		case er.StatusCode >= 500, er.StatusCode == http.StatusTooManyRequests, er.StatusCode == http.StatusRequestTimeout:
+			return true
+		}
+		return false
+	}
+	if isTLSError(err) {
+		return false
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return dnsErr.IsTemporary || dnsErr.IsTimeout
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, syscall.ETIMEDOUT) || errors.Is(err, syscall.EHOSTUNREACH) ||
+		errors.Is(err, syscall.ENETUNREACH) ||
+		errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	return false
+}
+
+func isTLSError(err error) bool {
+	var rh tls.RecordHeaderError
+	var cv *tls.CertificateVerificationError
+	var ua x509.UnknownAuthorityError
+	var hn x509.HostnameError
+	return errors.As(err, &rh) || errors.As(err, &cv) || errors.As(err, &ua) || errors.As(err, &hn) ||
+		strings.Contains(err.Error(), "server gave HTTP response to HTTPS client")
+}
+
+// retry runs fn until it succeeds, fails for good, runs out of attempts or
+// ctx ends. Backoff doubles from RetryBaseDelay to RetryMaxDelay; each wait
+// is drawn from [d/2, d] so that clients that failed together spread out.
+func (s *Store) retry(ctx context.Context, fn func(context.Context) error) error {
+	delay := s.cfg.RetryBaseDelay
+	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := fn(ctx)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if attempt >= s.cfg.MaxAttempts || !retryable(err) {
+			return err
+		}
+		wait := delay/2 + rand.N(delay/2+1)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		delay = min(2*delay, s.cfg.RetryMaxDelay)
+	}
+}
+
+// describe turns a failure of op (on blob d, if not zero) into one line
+// naming the store and what to do, wrapping the classification sentinels.
+func (s *Store) describe(op string, d objects.Digest, err error) error {
+	what := op
+	if !d.IsZero() {
+		what = op + " " + d.Short()
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("s3: %s on %s: %w", what, s.name, ctxErr(err))
+	}
+	if er, ok := s3Error(err); ok {
+		switch {
+		case er.Code == minio.NoSuchKey:
+			return fmt.Errorf("s3: %s: blob not in %s: %w", what, s.name, objects.ErrNotFound)
+		case er.Code == minio.NoSuchBucket:
+			return fmt.Errorf("s3: bucket %s does not exist at %s: create it or fix --store: %w", s.cfg.Bucket, s.endpoint, ErrNoBucket)
+		case er.Code == "AccessDenied":
+			return fmt.Errorf("s3: %s: access denied to bucket %s at %s: check the credentials (%s/%s or %s/%s) and their permissions on the bucket: %w",
+				what, s.cfg.Bucket, s.endpoint, EnvAccessKey, EnvSecretKey, EnvAWSAccessKey, EnvAWSSecretKey, ErrAccess)
+		case authCodes[er.Code]:
+			return fmt.Errorf("s3: %s: %s rejected the credentials (%s: %s): check %s/%s (or %s/%s): %w",
+				what, s.endpoint, er.Code, oneLine(er.Message), EnvAccessKey, EnvSecretKey, EnvAWSAccessKey, EnvAWSSecretKey, ErrAccess)
+		case er.Code == "XAmzContentSHA256Mismatch":
+			return fmt.Errorf("s3: %s on %s: the server received bytes that do not hash to the digest: %w", what, s.name, objects.ErrDigestMismatch)
+		}
+		code := er.Code
+		if code == "" {
+			code = fmt.Sprint(er.StatusCode)
+		}
+		return fmt.Errorf("s3: %s on %s: %s: %s", what, s.name, code, oneLine(er.Message))
+	}
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("s3: cannot reach %s for %s (connection refused): start the server or fix the endpoint in --store: %w", s.endpoint, s.name, ErrUnreachable)
+	case isTLSError(err):
+		return fmt.Errorf("s3: TLS with %s failed (%s): if the server speaks plain HTTP use secure=false / http://, else fix its certificate: %w", s.endpoint, oneLine(err.Error()), ErrUnreachable)
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return fmt.Errorf("s3: cannot resolve %s (%s): fix the endpoint in --store: %w", dnsErr.Name, oneLine(dnsErr.Err), ErrUnreachable)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("s3: %s on %s: %s did not answer in time: %w", what, s.name, s.endpoint, ErrUnreachable)
+	}
+	return fmt.Errorf("s3: %s on %s: %s", what, s.name, oneLine(err.Error()))
+}
+
+// ctxErr returns the context error inside err, so that callers can test
+// errors.Is(err, context.DeadlineExceeded) and read a short message.
+func ctxErr(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return context.DeadlineExceeded
+	}
+	return context.Canceled
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
+}

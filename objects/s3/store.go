@@ -1,0 +1,377 @@
+package s3
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+	"github.com/wsfs/wsfs/objects"
+)
+
+// memSpoolMax is the largest blob Put hashes in memory; larger ones go
+// through a temp file so that memory stays bounded.
+const memSpoolMax = 8 << 20
+
+// singlePutMax is the largest object S3 accepts in one PUT.
+const singlePutMax = 5 << 30
+
+// Store is an objects.Store on an S3 bucket. It is safe for concurrent use.
+type Store struct {
+	cfg      Config
+	endpoint string // host:port
+	name     string // "s3://bucket/prefix (endpoint)" for messages
+	prefix   string // "" or "prefix/"
+	client   *minio.Client
+	core     minio.Core
+}
+
+var _ objects.Store = (*Store)(nil)
+
+// New returns the store described by cfg. It makes no request: call Check
+// to learn whether the bucket exists and the credentials work.
+func New(ctx context.Context, cfg Config) (*Store, error) {
+	_ = ctx // reserved: credential providers that fetch tokens
+	host, err := cfg.normalize()
+	if err != nil {
+		return nil, err
+	}
+	var creds *credentials.Credentials
+	if cfg.Anonymous {
+		creds = credentials.New(&credentials.Static{Value: credentials.Value{SignerType: credentials.SignatureAnonymous}})
+	} else {
+		creds = credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, cfg.SessionToken)
+	}
+	lookup := minio.BucketLookupAuto
+	switch cfg.Addressing {
+	case AddressingPath:
+		lookup = minio.BucketLookupPath
+	case AddressingVirtualHost:
+		lookup = minio.BucketLookupDNS
+	}
+	client, err := minio.New(host, &minio.Options{
+		Creds:        creds,
+		Secure:       cfg.Secure,
+		Region:       cfg.Region,
+		BucketLookup: lookup,
+		Transport:    cfg.Transport,
+		MaxRetries:   1, // the store retries itself, with its own rules
+	})
+	if err != nil {
+		return nil, fmt.Errorf("s3: endpoint %q: %w", cfg.Endpoint, err)
+	}
+	client.SetAppInfo("wsfs", "1")
+	s := &Store{cfg: cfg, endpoint: host, client: client, core: minio.Core{Client: client}}
+	s.name = "s3://" + cfg.Bucket
+	if cfg.Prefix != "" {
+		s.prefix = cfg.Prefix + "/"
+		s.name += "/" + cfg.Prefix
+	}
+	s.name += " (" + host + ")"
+	return s, nil
+}
+
+// String names the store for messages: "s3://bucket/prefix (host:port)".
+func (s *Store) String() string { return s.name }
+
+func (s *Store) key(d objects.Digest) string { return s.prefix + d.Key() }
+
+// Check verifies that the bucket exists and that the credentials may list
+// it, with one request. Commands call it at start so that a wrong --store
+// fails at once with a one-line reason.
+func (s *Store) Check(ctx context.Context) error {
+	err := s.retry(ctx, func(ctx context.Context) error {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		for obj := range s.client.ListObjectsIter(ctx, s.cfg.Bucket, minio.ListObjectsOptions{Prefix: s.prefix, MaxKeys: 1}) {
+			return obj.Err // the first entry answers the question either way
+		}
+		return ctx.Err() // the iterator ends silently when ctx does
+	})
+	if err != nil {
+		return s.describe("check", objects.Digest{}, err)
+	}
+	return nil
+}
+
+// Put stores the size bytes read from r under d; see objects.Store.
+func (s *Store) Put(ctx context.Context, d objects.Digest, r io.Reader, size int64) error {
+	if size < 0 {
+		return fmt.Errorf("s3: put %s: negative size %d: %w", d.Short(), size, objects.ErrDigestMismatch)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("s3: put %s on %s: %w", d.Short(), s.name, err)
+	}
+	body, cleanup, err := s.spool(d, r, size)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+
+	if s.cfg.SkipExistingMin >= 0 && size >= s.cfg.SkipExistingMin {
+		info, err := s.Stat(ctx, d)
+		if err == nil && info.Size == size {
+			return nil
+		}
+		if err != nil && !errors.Is(err, objects.ErrNotFound) {
+			return err
+		}
+	}
+
+	key := s.key(d)
+	err = s.retry(ctx, func(ctx context.Context) error {
+		rd := io.NewSectionReader(body, 0, size)
+		if size > singlePutMax {
+			_, err := s.client.PutObject(ctx, s.cfg.Bucket, key, rd, size, minio.PutObjectOptions{ContentType: "application/octet-stream"})
+			return err
+		}
+		// The digest is the SHA-256 of the payload, so it doubles as the
+		// signed payload hash: the server refuses bytes that differ.
+		_, err := s.core.PutObject(ctx, s.cfg.Bucket, key, rd, size, "", d.String(),
+			minio.PutObjectOptions{ContentType: "application/octet-stream", DisableContentSha256: true})
+		return err
+	})
+	if err != nil {
+		return s.describe("put", d, err)
+	}
+	return nil
+}
+
+// spool reads exactly size bytes from r, checks they hash to d, and
+// returns them as a ReaderAt (memory or temp file) for the upload and its
+// retries.
+func (s *Store) spool(d objects.Digest, r io.Reader, size int64) (io.ReaderAt, func(), error) {
+	h := sha256.New()
+	mismatch := func(format string, args ...any) error {
+		return fmt.Errorf("s3: put %s: %s: %w", d.Short(), fmt.Sprintf(format, args...), objects.ErrDigestMismatch)
+	}
+	var extra [1]byte
+	if size <= memSpoolMax {
+		buf := make([]byte, size)
+		if n, err := io.ReadFull(r, buf); err != nil {
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				return nil, nil, mismatch("got %d bytes, want %d", n, size)
+			}
+			return nil, nil, fmt.Errorf("s3: put %s: read: %w", d.Short(), err)
+		}
+		if n, _ := io.ReadFull(r, extra[:]); n > 0 {
+			return nil, nil, mismatch("more than %d bytes", size)
+		}
+		h.Write(buf)
+		if objects.Digest(h.Sum(nil)) != d {
+			return nil, nil, mismatch("bytes hash to %x", h.Sum(nil)[:6])
+		}
+		return bytes.NewReader(buf), func() {}, nil
+	}
+	f, err := os.CreateTemp(s.cfg.SpoolDir, "wsfs-s3-put-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("s3: put %s: spool file: %w", d.Short(), err)
+	}
+	cleanup := func() { f.Close(); os.Remove(f.Name()) }
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(r, size))
+	if err != nil {
+		cleanup()
+		return nil, nil, fmt.Errorf("s3: put %s: spool: %w", d.Short(), err)
+	}
+	if n != size {
+		cleanup()
+		return nil, nil, mismatch("got %d bytes, want %d", n, size)
+	}
+	if m, _ := io.ReadFull(r, extra[:]); m > 0 {
+		cleanup()
+		return nil, nil, mismatch("more than %d bytes", size)
+	}
+	if objects.Digest(h.Sum(nil)) != d {
+		cleanup()
+		return nil, nil, mismatch("bytes hash to %x", h.Sum(nil)[:6])
+	}
+	return f, cleanup, nil
+}
+
+// Open returns length bytes of the blob from off; see objects.Store.
+func (s *Store) Open(ctx context.Context, d objects.Digest, off, length int64) (io.ReadCloser, error) {
+	if off < 0 {
+		return nil, fmt.Errorf("s3: open %s: negative offset %d", d.Short(), off)
+	}
+	if length == 0 {
+		// No byte to fetch, but a missing blob must still say so, and an
+		// empty blob read from 0 is a whole-blob read to verify.
+		info, err := s.Stat(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		if off == 0 && info.Size == 0 {
+			return objects.VerifyingReader(io.NopCloser(bytes.NewReader(nil)), d, 0), nil
+		}
+		return io.NopCloser(bytes.NewReader(nil)), nil
+	}
+	var opts minio.GetObjectOptions
+	if off > 0 || length > 0 {
+		end := int64(0) // with off > 0: "bytes=off-", to the end
+		if length > 0 && length <= math.MaxInt64-off {
+			end = off + length - 1
+		} else if off == 0 {
+			length = -1 // a range too long to write is the whole blob
+		}
+		if length != -1 || off > 0 {
+			if err := opts.SetRange(off, end); err != nil {
+				return nil, fmt.Errorf("s3: open %s: %w", d.Short(), err)
+			}
+		}
+	}
+	var (
+		body   io.ReadCloser
+		header map[string][]string
+		info   minio.ObjectInfo
+	)
+	err := s.retry(ctx, func(ctx context.Context) error {
+		var err error
+		body, info, header, err = s.core.GetObject(ctx, s.cfg.Bucket, s.key(d), opts)
+		return err
+	})
+	if err != nil {
+		if er, ok := s3Error(err); ok && er.Code == minio.InvalidRange {
+			// off is at or past the end; the blob exists (or S3 would
+			// have said NoSuchKey), so the range is empty.
+			return s.Open(ctx, d, off, 0)
+		}
+		return nil, s.describe("open", d, err)
+	}
+	total := info.Size
+	if cr := firstHeader(header, "Content-Range"); cr != "" {
+		total = rangeTotal(cr, total)
+	}
+	if off == 0 && info.Size == total {
+		return objects.VerifyingReader(ctxReader{ctx: ctx, rc: body, s: s, d: d}, d, total), nil
+	}
+	return ctxReader{ctx: ctx, rc: body, s: s, d: d}, nil
+}
+
+// ctxReader turns a body read that failed because ctx ended (or the
+// connection broke) into a one-line store error.
+type ctxReader struct {
+	ctx context.Context
+	rc  io.ReadCloser
+	s   *Store
+	d   objects.Digest
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	n, err := c.rc.Read(p)
+	if err != nil && err != io.EOF {
+		if c.ctx.Err() != nil {
+			err = fmt.Errorf("s3: read %s on %s: %w", c.d.Short(), c.s.name, c.ctx.Err())
+		} else {
+			err = c.s.describe("read", c.d, err)
+		}
+	}
+	return n, err
+}
+
+func (c ctxReader) Close() error { return c.rc.Close() }
+
+func firstHeader(h map[string][]string, k string) string {
+	if v := h[k]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// rangeTotal parses the total size out of "bytes 0-99/1234".
+func rangeTotal(cr string, fallback int64) int64 {
+	i := strings.LastIndexByte(cr, '/')
+	if i < 0 {
+		return fallback
+	}
+	n, err := strconv.ParseInt(cr[i+1:], 10, 64)
+	if err != nil {
+		return fallback
+	}
+	return n
+}
+
+// Stat returns the blob's size and store time; see objects.Store.
+func (s *Store) Stat(ctx context.Context, d objects.Digest) (objects.Info, error) {
+	var info minio.ObjectInfo
+	err := s.retry(ctx, func(ctx context.Context) error {
+		var err error
+		info, err = s.client.StatObject(ctx, s.cfg.Bucket, s.key(d), minio.StatObjectOptions{})
+		return err
+	})
+	if err != nil {
+		return objects.Info{}, s.describe("stat", d, err)
+	}
+	return objects.Info{Digest: d, Size: info.Size, ModTime: info.LastModified}, nil
+}
+
+// Delete removes the blob; a missing blob is not an error.
+func (s *Store) Delete(ctx context.Context, d objects.Digest) error {
+	err := s.retry(ctx, func(ctx context.Context) error {
+		return s.client.RemoveObject(ctx, s.cfg.Bucket, s.key(d), minio.RemoveObjectOptions{})
+	})
+	if err != nil {
+		if er, ok := s3Error(err); ok && er.Code == minio.NoSuchKey {
+			return nil
+		}
+		return s.describe("delete", d, err)
+	}
+	return nil
+}
+
+// List calls fn for every blob under the store's prefix; see
+// objects.Store. Keys that are not blobs of this store are skipped. A
+// listing that fails for a transient reason resumes after the last key
+// seen; any other failure is returned, never a partial success.
+func (s *Store) List(ctx context.Context, fn func(objects.Info) error) error {
+	listPrefix := s.prefix + "blobs/"
+	var after string
+	var fnErr error
+	err := s.retry(ctx, func(ctx context.Context) error {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		opts := minio.ListObjectsOptions{Prefix: listPrefix, Recursive: true, StartAfter: after}
+		for obj := range s.client.ListObjectsIter(ctx, s.cfg.Bucket, opts) {
+			if obj.Err != nil {
+				return obj.Err
+			}
+			after = obj.Key
+			d, ok := parseBlobKey(strings.TrimPrefix(obj.Key, listPrefix))
+			if !ok {
+				continue
+			}
+			if err := fn(objects.Info{Digest: d, Size: obj.Size, ModTime: obj.LastModified}); err != nil {
+				fnErr = err
+				return nil
+			}
+		}
+		return ctx.Err() // the iterator ends silently when ctx does: not a complete listing
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return s.describe("list", objects.Digest{}, err)
+	}
+	return nil
+}
+
+// parseBlobKey parses "<2 hex>/<64 hex>" and checks that the shard matches.
+func parseBlobKey(rest string) (objects.Digest, bool) {
+	shard, name, ok := strings.Cut(rest, "/")
+	if !ok || len(shard) != 2 || len(name) != 2*objects.DigestSize || strings.ToLower(name) != name {
+		return objects.Digest{}, false
+	}
+	d, err := objects.ParseDigest(name)
+	if err != nil || name[:2] != shard {
+		return objects.Digest{}, false
+	}
+	return d, true
+}
