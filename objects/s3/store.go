@@ -115,6 +115,9 @@ func (s *Store) Put(ctx context.Context, d objects.Digest, r io.Reader, size int
 		return err
 	}
 	defer cleanup()
+	if err := ctx.Err(); err != nil { // cancelled while the bytes were read
+		return fmt.Errorf("s3: put %s on %s: %w", d.Short(), s.name, err)
+	}
 
 	if s.cfg.SkipExistingMin >= 0 && size >= s.cfg.SkipExistingMin {
 		info, err := s.Stat(ctx, d)

@@ -1,0 +1,43 @@
+package s3_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/wsfs/wsfs/objects"
+	"github.com/wsfs/wsfs/objects/objectstest"
+	"github.com/wsfs/wsfs/objects/s3"
+	"github.com/wsfs/wsfs/objects/s3/s3test"
+)
+
+// TestConformance runs the objects.Store suite against MinIO, every subtest
+// on a fresh prefix of one bucket. Tampering overwrites the blob's object
+// with a raw minio-go PutObject, as a faulty disk or a stray writer would.
+func TestConformance(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	raw := srv.Client(t)
+	var n atomic.Int64
+	prefixes := map[*s3.Store]string{}
+	newStore := func(t *testing.T) objects.Store {
+		prefix := fmt.Sprintf("conf-%d", n.Add(1))
+		st := newStore(t, config(srv, bucket, prefix))
+		prefixes[st] = prefix
+		return st
+	}
+	tamper := func(ctx context.Context, st objects.Store, d objects.Digest, content []byte) error {
+		key := prefixes[st.(*s3.Store)] + "/" + d.Key()
+		_, err := raw.PutObject(ctx, bucket, key, bytes.NewReader(content), int64(len(content)), minio.PutObjectOptions{})
+		return err
+	}
+	objectstest.Run(t, newStore, objectstest.WithTamper(tamper), objectstest.WithConcurrency(8))
+}
+
+func FuzzPutOpen(f *testing.F) {
+	srv := s3test.Start(f)
+	objectstest.Fuzz(f, newStore(f, config(srv, srv.Bucket(f), "fuzz")))
+}
