@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"syscall"
 	"time"
@@ -160,18 +161,19 @@ func (s *Store) describe(op string, d objects.Digest, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("s3: %s on %s: %w", what, s.name, ctxErr(err))
 	}
+	credVars := fmt.Sprintf("%s/%s (or %s/%s)", EnvAccessKey, EnvSecretKey, EnvAWSAccessKey, EnvAWSSecretKey)
 	if er, ok := s3Error(err); ok {
 		switch {
 		case er.Code == minio.NoSuchKey:
 			return fmt.Errorf("s3: %s: blob not in %s: %w", what, s.name, objects.ErrNotFound)
 		case er.Code == minio.NoSuchBucket:
-			return fmt.Errorf("s3: bucket %s does not exist at %s: create it or fix --store: %w", s.cfg.Bucket, s.endpoint, ErrNoBucket)
+			return classified(ErrNoBucket, "s3: bucket %s does not exist at %s: create it or fix --store", s.cfg.Bucket, s.endpoint)
 		case er.Code == "AccessDenied":
-			return fmt.Errorf("s3: %s: access denied to bucket %s at %s: check the credentials (%s/%s or %s/%s) and their permissions on the bucket: %w",
-				what, s.cfg.Bucket, s.endpoint, EnvAccessKey, EnvSecretKey, EnvAWSAccessKey, EnvAWSSecretKey, ErrAccess)
+			return classified(ErrAccess, "s3: %s on %s: access denied: check the credentials in %s and their permissions on bucket %s",
+				what, s.name, credVars, s.cfg.Bucket)
 		case authCodes[er.Code]:
-			return fmt.Errorf("s3: %s: %s rejected the credentials (%s: %s): check %s/%s (or %s/%s): %w",
-				what, s.endpoint, er.Code, oneLine(er.Message), EnvAccessKey, EnvSecretKey, EnvAWSAccessKey, EnvAWSSecretKey, ErrAccess)
+			return classified(ErrAccess, "s3: %s on %s: the server rejected the credentials (%s: %s): check %s",
+				what, s.name, er.Code, oneLine(er.Message), credVars)
 		case er.Code == "XAmzContentSHA256Mismatch":
 			return fmt.Errorf("s3: %s on %s: the server received bytes that do not hash to the digest: %w", what, s.name, objects.ErrDigestMismatch)
 		}
@@ -181,21 +183,41 @@ func (s *Store) describe(op string, d objects.Digest, err error) error {
 		}
 		return fmt.Errorf("s3: %s on %s: %s: %s", what, s.name, code, oneLine(er.Message))
 	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // the request URL would only repeat the store's name
+	}
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return fmt.Errorf("s3: cannot reach %s for %s (connection refused): start the server or fix the endpoint in --store: %w", s.endpoint, s.name, ErrUnreachable)
+		return classified(ErrUnreachable, "s3: %s on %s: cannot reach %s (connection refused): start the server or fix the endpoint in --store",
+			what, s.name, s.endpoint)
 	case isTLSError(err):
-		return fmt.Errorf("s3: TLS with %s failed (%s): if the server speaks plain HTTP use secure=false / http://, else fix its certificate: %w", s.endpoint, oneLine(err.Error()), ErrUnreachable)
+		return classified(ErrUnreachable, "s3: %s on %s: TLS with %s failed (%s): if the server speaks plain HTTP use secure=false or an http:// endpoint, else fix its certificate",
+			what, s.name, s.endpoint, oneLine(err.Error()))
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
-		return fmt.Errorf("s3: cannot resolve %s (%s): fix the endpoint in --store: %w", dnsErr.Name, oneLine(dnsErr.Err), ErrUnreachable)
+		return classified(ErrUnreachable, "s3: %s on %s: cannot resolve %s (%s): fix the endpoint in --store",
+			what, s.name, dnsErr.Name, oneLine(dnsErr.Err))
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Errorf("s3: %s on %s: %s did not answer in time: %w", what, s.name, s.endpoint, ErrUnreachable)
+		return classified(ErrUnreachable, "s3: %s on %s: %s did not answer in time", what, s.name, s.endpoint)
 	}
 	return fmt.Errorf("s3: %s on %s: %s", what, s.name, oneLine(err.Error()))
+}
+
+// classifiedError is a message that wraps a sentinel without repeating it.
+type classifiedError struct {
+	msg  string
+	kind error
+}
+
+func (e *classifiedError) Error() string { return e.msg }
+func (e *classifiedError) Unwrap() error { return e.kind }
+
+func classified(kind error, format string, args ...any) error {
+	return &classifiedError{msg: fmt.Sprintf(format, args...), kind: kind}
 }
 
 // ctxErr returns the context error inside err, so that callers can test

@@ -507,7 +507,7 @@ func TestClearErrors(t *testing.T) {
 		st := newStore(t, config(srv, "no-such-bucket-here", "x"))
 		err := st.Check(ctx)
 		want := "s3: bucket no-such-bucket-here does not exist at " + srv.Endpoint + ": create it or fix --store"
-		if !errors.Is(err, s3.ErrNoBucket) || !strings.HasPrefix(err.Error(), want) {
+		if !errors.Is(err, s3.ErrNoBucket) || err.Error() != want {
 			t.Errorf("Check = %v\nwant %s", err, want)
 		}
 		if _, err := objects.PutBytes(ctx, st, []byte("a")); !errors.Is(err, s3.ErrNoBucket) {
@@ -547,8 +547,8 @@ func TestClearErrors(t *testing.T) {
 		cfg.Endpoint = closed
 		cfg.MaxAttempts = 2
 		err = newStore(t, cfg).Check(ctx)
-		want := "s3: cannot reach " + closed + " for s3://" + bucket + " (" + closed + ") (connection refused): start the server or fix the endpoint in --store"
-		if !errors.Is(err, s3.ErrUnreachable) || !strings.HasPrefix(err.Error(), want) {
+		want := "s3: check on s3://" + bucket + " (" + closed + "): cannot reach " + closed + " (connection refused): start the server or fix the endpoint in --store"
+		if !errors.Is(err, s3.ErrUnreachable) || err.Error() != want {
 			t.Errorf("Check = %v\nwant %s", err, want)
 		}
 	})
