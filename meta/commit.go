@@ -1,0 +1,444 @@
+package meta
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/wsfs/wsfs/objects"
+)
+
+// OpKind names a path-level operation of a Change.
+type OpKind string
+
+// Operations a Change can hold. Parents of a created path are created as
+// needed (mode 0755); a symlink in the parent path is never followed (the
+// operation fails instead).
+const (
+	// OpPut makes Path a regular file with content Digest (Size bytes),
+	// replacing a file or symlink there. Mode 0 means 0644.
+	OpPut OpKind = "put"
+	// OpMkdir makes Path a directory; on an existing directory it sets
+	// Mode and MTime. Mode 0 means 0755.
+	OpMkdir OpKind = "mkdir"
+	// OpSymlink makes Path a symlink to Target, replacing a file or symlink.
+	OpSymlink OpKind = "symlink"
+	// OpRemove removes Path, recursively. Removing a missing path does nothing.
+	OpRemove OpKind = "remove"
+	// OpChmod sets Path's permission bits to Mode (exactly, 0 included).
+	OpChmod OpKind = "chmod"
+	// OpChtimes sets Path's MTime.
+	OpChtimes OpKind = "chtimes"
+	// OpRename moves Path to To, replacing a file, symlink or empty
+	// directory there as rename(2) does.
+	OpRename OpKind = "rename"
+)
+
+// BlobSource opens the content of a blob to upload.
+type BlobSource func(ctx context.Context) (io.ReadCloser, error)
+
+// Op is one path-level operation. Paths are workspace-relative (CleanPath
+// rules). A zero MTime means the commit's time.
+type Op struct {
+	Kind   OpKind         `json:"op"`
+	Path   string         `json:"path"`
+	To     string         `json:"to,omitempty"`
+	Digest objects.Digest `json:"digest"`
+	Size   int64          `json:"size,omitempty"`
+	Mode   fs.FileMode    `json:"mode,omitempty"`
+	MTime  time.Time      `json:"mtime"`
+	Target string         `json:"target,omitempty"`
+	// Source supplies a put's content when the store does not have the
+	// blob yet; nil means the blob must already be stored.
+	Source BlobSource `json:"-"`
+}
+
+// PutFile returns an OpPut; src may be nil if the blob is already stored.
+func PutFile(p string, d objects.Digest, size int64, mode fs.FileMode, mtime time.Time, src BlobSource) Op {
+	return Op{Kind: OpPut, Path: p, Digest: d, Size: size, Mode: mode, MTime: mtime, Source: src}
+}
+
+// PutBytes returns an OpPut of content held in memory.
+func PutBytes(p string, content []byte, mode fs.FileMode, mtime time.Time) Op {
+	return PutFile(p, objects.Sum(content), int64(len(content)), mode, mtime, func(context.Context) (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(content)), nil
+	})
+}
+
+// Mkdir returns an OpMkdir.
+func Mkdir(p string, mode fs.FileMode, mtime time.Time) Op {
+	return Op{Kind: OpMkdir, Path: p, Mode: mode, MTime: mtime}
+}
+
+// Symlink returns an OpSymlink.
+func Symlink(p, target string, mtime time.Time) Op {
+	return Op{Kind: OpSymlink, Path: p, Target: target, MTime: mtime}
+}
+
+// Remove returns an OpRemove.
+func Remove(p string) Op { return Op{Kind: OpRemove, Path: p} }
+
+// Chmod returns an OpChmod.
+func Chmod(p string, mode fs.FileMode) Op { return Op{Kind: OpChmod, Path: p, Mode: mode} }
+
+// Chtimes returns an OpChtimes.
+func Chtimes(p string, mtime time.Time) Op { return Op{Kind: OpChtimes, Path: p, MTime: mtime} }
+
+// Rename returns an OpRename.
+func Rename(from, to string) Op { return Op{Kind: OpRename, Path: from, To: to} }
+
+// CommitInfo is what a revision records about the command that made it.
+type CommitInfo struct {
+	Command  string        `json:"command"`
+	ExitCode int           `json:"exit_code"`
+	Duration time.Duration `json:"duration_ns"`
+	Author   string        `json:"author"`
+	Time     time.Time     `json:"time"` // zero means now
+}
+
+// Change is what a command did to a workspace: operations applied in
+// order to the base revision's tree, the cwd after it ("" keeps the
+// base's) and what to record about it.
+type Change struct {
+	Ops []Op   `json:"ops"`
+	Cwd string `json:"cwd"`
+	CommitInfo
+}
+
+// Commit applies change to revision base of workspace ws and records the
+// result as revision base+1, if the tree or the cwd changed; otherwise it
+// writes nothing and returns the base revision with committed false.
+//
+// The order keeps every committed revision whole: the blobs of put
+// operations are uploaded first (missing ones only, in parallel), then the
+// new trees (only those on changed paths) and the manifest, then one bbolt
+// transaction checks that the head is still base and writes the revision.
+// If the head moved, Commit returns ErrStale and the database is unchanged.
+// If the store fails, the head is untouched and the error wraps ErrStore.
+// A quota breach returns a *QuotaError naming the first path that broke it.
+func (db *DB) Commit(ctx context.Context, ws string, base RevNum, change Change) (Revision, bool, error) {
+	w, baseRev, err := db.commitBase(ctx, ws, base)
+	if err != nil {
+		return Revision{}, false, err
+	}
+	now := db.now().UTC()
+	if change.Time.IsZero() {
+		change.Time = now
+	}
+	cwd, err := cleanCwd(change.Cwd, baseRev.Cwd)
+	if err != nil {
+		return Revision{}, false, err
+	}
+	ed, err := db.newEditor(ctx, w, baseRev.Root, change.Time)
+	if err != nil {
+		return Revision{}, false, err
+	}
+	for i := range change.Ops {
+		if err := ed.apply(ctx, &change.Ops[i]); err != nil {
+			return Revision{}, false, err
+		}
+	}
+	newTrees, root := ed.serialize()
+	if root == baseRev.Root && cwd == baseRev.Cwd {
+		return *baseRev, false, nil
+	}
+	changes, err := ed.changes(ctx, baseRev.Root)
+	if err != nil {
+		return Revision{}, false, err
+	}
+
+	var protected []objects.Digest
+	defer func() { db.guard.release(protected...) }()
+	// Blobs first.
+	puts := make(map[objects.Digest]*Op)
+	for i := range change.Ops {
+		op := &change.Ops[i]
+		if op.Kind == OpPut {
+			if prev, ok := puts[op.Digest]; !ok || prev.Source == nil {
+				puts[op.Digest] = op
+			}
+		}
+	}
+	for d := range puts {
+		protected = append(protected, d)
+	}
+	for d := range newTrees {
+		protected = append(protected, d)
+	}
+	db.guard.protect(protected...)
+	if err := db.uploadBlobs(ctx, w, puts); err != nil {
+		return Revision{}, false, err
+	}
+	if err := db.uploadTrees(ctx, newTrees); err != nil {
+		return Revision{}, false, fmt.Errorf("meta: commit to %s: %w; the head stays at revision %d", w.Name, err, base)
+	}
+	rev := &Revision{
+		Workspace: w.Name, WorkspaceID: w.ID, N: base + 1, Parent: base, ParentManifest: baseRev.Manifest,
+		Root: root, Cwd: cwd, Time: change.Time, Command: change.Command, ExitCode: change.ExitCode,
+		Duration: change.Duration, Author: change.Author, Stats: ed.root.sub, Changes: changes,
+	}
+	return db.finishCommit(ctx, w, rev)
+}
+
+// CommitTree records a complete new root tree (written with WriteTree or
+// taken from another revision) as revision base+1 of ws, with cwd ("" keeps
+// the base's). It is for restore, import and layers that build trees
+// themselves. The same stale check, quota check on growth and
+// no-op rule as Commit apply; the changed paths are computed by comparing
+// the trees, descending only where they differ.
+func (db *DB) CommitTree(ctx context.Context, ws string, base RevNum, root objects.Digest, cwd string, info CommitInfo) (Revision, bool, error) {
+	w, baseRev, err := db.commitBase(ctx, ws, base)
+	if err != nil {
+		return Revision{}, false, err
+	}
+	if info.Time.IsZero() {
+		info.Time = db.now().UTC()
+	}
+	if cwd, err = cleanCwd(cwd, baseRev.Cwd); err != nil {
+		return Revision{}, false, err
+	}
+	db.guard.protect(root)
+	defer db.guard.release(root)
+	t, err := db.readTree(ctx, root)
+	if err != nil {
+		return Revision{}, false, fmt.Errorf("meta: commit to %s: new root: %w; the head stays at revision %d", w.Name, err, base)
+	}
+	if root == baseRev.Root && cwd == baseRev.Cwd {
+		return *baseRev, false, nil
+	}
+	stats := t.Stats()
+	if err := checkTotals(w, baseRev.Stats, stats, ""); err != nil {
+		return Revision{}, false, err
+	}
+	diffs, err := db.diffTrees(ctx, baseRev.Root, root, "", nil)
+	if err != nil {
+		return Revision{}, false, err
+	}
+	changes := make([]PathChange, 0, len(diffs))
+	for _, d := range diffs {
+		changes = append(changes, PathChange{Path: d.Path, Action: d.Action, Kind: d.kind()})
+	}
+	rev := &Revision{
+		Workspace: w.Name, WorkspaceID: w.ID, N: base + 1, Parent: base, ParentManifest: baseRev.Manifest,
+		Root: root, Cwd: cwd, Time: info.Time, Command: info.Command, ExitCode: info.ExitCode,
+		Duration: info.Duration, Author: info.Author, Stats: stats, Changes: changes,
+	}
+	return db.finishCommit(ctx, w, rev)
+}
+
+// checkTotals refuses growth of entries or bytes past the quotas.
+func checkTotals(w *Workspace, before, after Stats, p string) error {
+	q := w.Quotas
+	if after.Entries() > before.Entries() && after.Entries()+1 > q.MaxEntries {
+		return &QuotaError{Kind: QuotaEntries, Workspace: w.Name, Path: p, Limit: q.MaxEntries, Usage: before.Entries() + 1}
+	}
+	if after.Bytes > before.Bytes && after.Bytes > q.MaxWorkspaceBytes {
+		return &QuotaError{Kind: QuotaWorkspaceBytes, Workspace: w.Name, Path: p, Limit: q.MaxWorkspaceBytes, Usage: before.Bytes}
+	}
+	return nil
+}
+
+func cleanCwd(cwd, baseCwd string) (string, error) {
+	if cwd == "" {
+		return baseCwd, nil
+	}
+	c, err := CleanPath(cwd)
+	if err != nil {
+		return "", fmt.Errorf("meta: cwd: %w", err)
+	}
+	return "/" + c, nil
+}
+
+// commitBase reads the workspace and its base revision, failing early with
+// ErrStale when base is not the head.
+func (db *DB) commitBase(ctx context.Context, ws string, base RevNum) (*Workspace, *Revision, error) {
+	name, err := ParseWorkspace(ws)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("meta: commit to %s: %w", name, err)
+	}
+	var w *Workspace
+	var rev *Revision
+	err = db.view(func(tx *bolt.Tx) error {
+		var err error
+		if w, err = getWorkspace(tx, name); err != nil {
+			return err
+		}
+		if base != w.Head {
+			return fmt.Errorf("meta: commit to %s: %w: base revision %d, but the head is %d", name, ErrStale, base, w.Head)
+		}
+		rev, err = db.getRevision(tx, w, base)
+		return err
+	})
+	return w, rev, err
+}
+
+// finishCommit writes the manifest and then, in one transaction, the
+// revision, if the head is still rev.Parent.
+func (db *DB) finishCommit(ctx context.Context, w *Workspace, rev *Revision) (Revision, bool, error) {
+	mb, err := encodeManifest(rev)
+	if err != nil {
+		return Revision{}, false, err
+	}
+	rev.Manifest, err = db.putObject(ctx, mb)
+	defer db.guard.release(rev.Manifest)
+	if err != nil {
+		return Revision{}, false, fmt.Errorf("meta: commit to %s: %w; the head stays at revision %d", w.Name, err, rev.Parent)
+	}
+	err = db.update(func(tx *bolt.Tx) error {
+		cur, err := getWorkspace(tx, w.Name)
+		if err != nil {
+			return err
+		}
+		if cur.ID != w.ID {
+			return fmt.Errorf("meta: commit to %s: %w: the workspace was deleted and re-created", w.Name, ErrStale)
+		}
+		if cur.Head != rev.Parent {
+			return fmt.Errorf("meta: commit to %s: %w: base revision %d, but the head is now %d", w.Name, ErrStale, rev.Parent, cur.Head)
+		}
+		if err := putRevision(tx, cur, rev); err != nil {
+			return err
+		}
+		cur.Head, cur.HeadRoot, cur.HeadCwd, cur.Usage = rev.N, rev.Root, rev.Cwd, rev.Stats
+		if err := db.pruneTx(tx, cur); err != nil {
+			return err
+		}
+		return putWorkspace(tx, cur)
+	})
+	if err != nil {
+		// The manifest names a revision that does not exist; remove it so
+		// that Recover cannot mistake it for a committed one.
+		if derr := db.store.Delete(context.WithoutCancel(ctx), rev.Manifest); derr != nil {
+			db.log.Warn("meta: could not remove the manifest of a failed commit", "workspace", w.Name, "manifest", rev.Manifest.String(), "err", derr)
+		}
+		return Revision{}, false, err
+	}
+	return *rev, true, nil
+}
+
+// uploadBlobs makes sure every put's blob is stored, uploading missing ones
+// from their sources, at most UploadParallelism at a time.
+func (db *DB) uploadBlobs(ctx context.Context, w *Workspace, puts map[objects.Digest]*Op) error {
+	var fns []func(ctx context.Context) error
+	for d, op := range puts {
+		fns = append(fns, func(ctx context.Context) error { return db.uploadBlob(ctx, w, d, op) })
+	}
+	return parallel(ctx, db.opts.UploadParallelism, fns)
+}
+
+func (db *DB) uploadBlob(ctx context.Context, w *Workspace, d objects.Digest, op *Op) error {
+	info, err := db.store.Stat(ctx, d)
+	if err == nil {
+		if info.Size != op.Size {
+			return fmt.Errorf("meta: commit to %s: %s: %w: the op says %d bytes, the stored blob %s has %d", w.Name, op.Path, ErrInvalid, op.Size, d.Short(), info.Size)
+		}
+		return nil
+	}
+	if !errors.Is(err, objects.ErrNotFound) {
+		return fmt.Errorf("meta: commit to %s: %s: %w: %w; the head stays at revision %d", w.Name, op.Path, ErrStore, err, w.Head)
+	}
+	if op.Source == nil {
+		return fmt.Errorf("meta: commit to %s: %s: %w: blob %s is not in the store and the change gives no source", w.Name, op.Path, ErrInvalid, d.Short())
+	}
+	rc, err := op.Source(ctx)
+	if err != nil {
+		return fmt.Errorf("meta: commit to %s: %s: reading the content: %w; the head stays at revision %d", w.Name, op.Path, err, w.Head)
+	}
+	defer rc.Close()
+	if err := db.store.Put(ctx, d, rc, op.Size); err != nil {
+		if errors.Is(err, objects.ErrDigestMismatch) {
+			return fmt.Errorf("meta: commit to %s: %s: %w: %w", w.Name, op.Path, ErrInvalid, err)
+		}
+		return fmt.Errorf("meta: commit to %s: %s: %w: %w; the head stays at revision %d", w.Name, op.Path, ErrStore, err, w.Head)
+	}
+	return nil
+}
+
+func (db *DB) uploadTrees(ctx context.Context, trees map[objects.Digest][]byte) error {
+	var fns []func(ctx context.Context) error
+	for d, b := range trees {
+		fns = append(fns, func(ctx context.Context) error {
+			if err := db.store.Put(ctx, d, bytes.NewReader(b), int64(len(b))); err != nil {
+				return fmt.Errorf("%w: tree %s: %w", ErrStore, d.Short(), err)
+			}
+			return nil
+		})
+	}
+	return parallel(ctx, db.opts.UploadParallelism, fns)
+}
+
+// parallel runs fns with at most n at a time and returns the first error;
+// the others see a cancelled context after it.
+func parallel(ctx context.Context, n int, fns []func(ctx context.Context) error) error {
+	if len(fns) == 0 {
+		return nil
+	}
+	if len(fns) == 1 {
+		return fns[0](ctx)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, n)
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	for _, fn := range fns {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := fn(ctx); err != nil {
+				once.Do(func() { first = err; cancel() })
+			}
+		}()
+	}
+	wg.Wait()
+	if first == nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return first
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func joinPath(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+func parentOf(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}

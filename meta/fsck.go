@@ -1,0 +1,258 @@
+package meta
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/wsfs/wsfs/objects"
+)
+
+// FsckOptions tune Fsck.
+type FsckOptions struct {
+	// Quick checks file blobs with Stat (existence and size) instead of
+	// reading and hashing them. Trees and manifests are always read.
+	Quick bool
+	// Progress, if set, is called as objects are checked (total grows as
+	// more are found).
+	Progress func(done, total int)
+}
+
+// Problem is one thing Fsck found wrong.
+type Problem struct {
+	// Kind is a stable short name: "db", "workspace", "revision",
+	// "manifest", "tree", "blob-missing", "blob-corrupt", "blob-size",
+	// "stats", "store".
+	Kind      string `json:"kind"`
+	Workspace string `json:"workspace,omitempty"`
+	Rev       RevNum `json:"rev,omitempty"`
+	Path      string `json:"path,omitempty"`
+	Digest    string `json:"digest,omitempty"`
+	Detail    string `json:"detail"`
+}
+
+// FsckReport is what Fsck found. OK reports a clean result; orphans are
+// not problems (GC reclaims them).
+type FsckReport struct {
+	Quick      bool       `json:"quick"`
+	Workspaces int        `json:"workspaces"`
+	Revisions  int        `json:"revisions"`
+	Trees      int        `json:"trees"`
+	Blobs      int        `json:"blobs"`
+	Bytes      int64      `json:"bytes"`
+	Problems   []Problem  `json:"problems"`
+	Orphans    []BlobInfo `json:"orphans"`
+}
+
+// OK reports whether no problem was found.
+func (r *FsckReport) OK() bool { return len(r.Problems) == 0 }
+
+// Fsck checks the database and the store: the database file's pages, that
+// every retained revision's parent exists, its manifest matches, every
+// tree decodes and its directory totals add up, and every file blob
+// exists with the right size and hash (Quick: size only). It lists orphans:
+// stored blobs nothing references. An error is returned only when the
+// check itself cannot run (the database cannot be read); everything else is
+// a Problem in the report.
+func (db *DB) Fsck(ctx context.Context, opts FsckOptions) (*FsckReport, error) {
+	rep := &FsckReport{Quick: opts.Quick}
+	for _, p := range db.CheckFile(ctx) {
+		rep.Problems = append(rep.Problems, Problem{Kind: "db", Detail: p})
+	}
+	type wsRevs struct {
+		w    Workspace
+		revs []*Revision
+	}
+	var all []wsRevs
+	refs := map[objects.Digest]struct{}{}
+	err := db.view(func(tx *bolt.Tx) error {
+		ws, err := db.listTx(tx)
+		if err != nil {
+			return err
+		}
+		for _, w := range ws {
+			wr := wsRevs{w: w}
+			refs[w.Settings] = struct{}{}
+			for n := w.Oldest; n <= w.Head && n > 0; n++ {
+				r, err := db.getRevision(tx, &w, n)
+				if err != nil {
+					rep.Problems = append(rep.Problems, Problem{Kind: "revision", Workspace: w.Name, Rev: n, Detail: err.Error()})
+					continue
+				}
+				wr.revs = append(wr.revs, r)
+			}
+			all = append(all, wr)
+		}
+		return tx.Bucket(bucketTombstones).ForEach(func(k, v []byte) error {
+			if len(v) == objects.DigestSize {
+				refs[objects.Digest(v)] = struct{}{}
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("meta: fsck: %w", err)
+	}
+	c := &fsckRun{db: db, opts: opts, rep: rep, refs: refs, trees: map[objects.Digest]treeCheck{}}
+	for _, wr := range all {
+		rep.Workspaces++
+		w := wr.w
+		if _, err := db.store.Stat(ctx, w.Settings); err != nil {
+			c.problem(Problem{Kind: "workspace", Workspace: w.Name, Digest: w.Settings.String(), Detail: "settings object: " + err.Error()})
+		}
+		for _, r := range wr.revs {
+			rep.Revisions++
+			c.checkRevision(ctx, &w, r)
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("meta: fsck: %w", ctx.Err())
+			}
+		}
+	}
+	err = db.store.List(ctx, func(info objects.Info) error {
+		if _, ok := refs[info.Digest]; !ok {
+			rep.Orphans = append(rep.Orphans, BlobInfo{Digest: info.Digest, Size: info.Size, ModTime: info.ModTime})
+		}
+		return nil
+	})
+	if err != nil {
+		c.problem(Problem{Kind: "store", Detail: "listing the object store: " + err.Error()})
+	}
+	sort.Slice(rep.Orphans, func(i, j int) bool { return rep.Orphans[i].Digest.String() < rep.Orphans[j].Digest.String() })
+	return rep, nil
+}
+
+func (db *DB) listTx(tx *bolt.Tx) ([]Workspace, error) {
+	var out []Workspace
+	err := tx.Bucket(bucketWorkspaces).ForEach(func(k, v []byte) error {
+		w, err := getWorkspace(tx, string(k))
+		if err != nil {
+			return corruptf(db.path, "%v", err)
+		}
+		out = append(out, *w)
+		return nil
+	})
+	return out, err
+}
+
+type treeCheck struct {
+	stats Stats
+	ok    bool
+}
+
+type fsckRun struct {
+	db    *DB
+	opts  FsckOptions
+	rep   *FsckReport
+	refs  map[objects.Digest]struct{}
+	trees map[objects.Digest]treeCheck
+	done  int
+}
+
+func (c *fsckRun) problem(p Problem) { c.rep.Problems = append(c.rep.Problems, p) }
+
+func (c *fsckRun) progress() {
+	c.done++
+	if c.opts.Progress != nil {
+		c.opts.Progress(c.done, len(c.refs))
+	}
+}
+
+func (c *fsckRun) checkRevision(ctx context.Context, w *Workspace, r *Revision) {
+	c.refs[r.Manifest] = struct{}{}
+	switch {
+	case r.N == 1 && r.Parent != 0, r.N > 1 && r.Parent != r.N-1:
+		c.problem(Problem{Kind: "revision", Workspace: w.Name, Rev: r.N, Detail: fmt.Sprintf("parent is %d, want %d", r.Parent, r.N-1)})
+	}
+	if b, err := objects.Get(ctx, c.db.store, r.Manifest); err != nil {
+		c.problem(Problem{Kind: "manifest", Workspace: w.Name, Rev: r.N, Digest: r.Manifest.String(), Detail: err.Error()})
+	} else if m, err := decodeManifest(b); err != nil {
+		c.problem(Problem{Kind: "manifest", Workspace: w.Name, Rev: r.N, Digest: r.Manifest.String(), Detail: err.Error()})
+	} else if m.N != r.N || m.Root != r.Root || m.WorkspaceID != w.ID || m.ParentManifest != r.ParentManifest {
+		c.problem(Problem{Kind: "manifest", Workspace: w.Name, Rev: r.N, Digest: r.Manifest.String(), Detail: "the manifest does not match the database record"})
+	}
+	c.progress()
+	stats, ok := c.checkTree(ctx, w, r, r.Root, "")
+	if ok && stats != r.Stats {
+		c.problem(Problem{Kind: "stats", Workspace: w.Name, Rev: r.N, Detail: fmt.Sprintf("revision says %+v, its tree holds %+v", r.Stats, stats)})
+	}
+}
+
+// checkTree verifies tree d and everything under it once, returning what
+// it holds.
+func (c *fsckRun) checkTree(ctx context.Context, w *Workspace, r *Revision, d objects.Digest, p string) (Stats, bool) {
+	if tc, seen := c.trees[d]; seen {
+		return tc.stats, tc.ok
+	}
+	c.refs[d] = struct{}{}
+	c.rep.Trees++
+	c.progress()
+	b, err := objects.Get(ctx, c.db.store, d)
+	if err != nil {
+		c.problem(Problem{Kind: "tree", Workspace: w.Name, Rev: r.N, Path: p, Digest: d.String(), Detail: err.Error()})
+		c.trees[d] = treeCheck{}
+		return Stats{}, false
+	}
+	t, err := decodeTree(b)
+	if err != nil {
+		c.problem(Problem{Kind: "tree", Workspace: w.Name, Rev: r.N, Path: p, Digest: d.String(), Detail: err.Error()})
+		c.trees[d] = treeCheck{}
+		return Stats{}, false
+	}
+	ok := true
+	for _, e := range t.Entries {
+		ep := joinPath(p, e.Name)
+		switch e.Kind {
+		case KindDir:
+			sub, subOK := c.checkTree(ctx, w, r, e.Digest, ep)
+			if subOK && sub != e.Sub {
+				c.problem(Problem{Kind: "stats", Workspace: w.Name, Rev: r.N, Path: ep, Digest: e.Digest.String(), Detail: fmt.Sprintf("entry says %+v, the tree holds %+v", e.Sub, sub)})
+			}
+			ok = ok && subOK
+		case KindFile:
+			c.checkBlob(ctx, w, r, e, ep)
+		}
+	}
+	c.trees[d] = treeCheck{stats: t.Stats(), ok: ok}
+	return t.Stats(), ok
+}
+
+func (c *fsckRun) checkBlob(ctx context.Context, w *Workspace, r *Revision, e Entry, p string) {
+	if _, seen := c.refs[e.Digest]; seen {
+		return
+	}
+	c.refs[e.Digest] = struct{}{}
+	c.rep.Blobs++
+	c.rep.Bytes += e.Size
+	c.progress()
+	pr := Problem{Workspace: w.Name, Rev: r.N, Path: p, Digest: e.Digest.String()}
+	info, err := c.db.store.Stat(ctx, e.Digest)
+	if err != nil {
+		pr.Kind, pr.Detail = "blob-missing", err.Error()
+		if !errors.Is(err, objects.ErrNotFound) {
+			pr.Kind = "store"
+		}
+		c.problem(pr)
+		return
+	}
+	if info.Size != e.Size {
+		pr.Kind, pr.Detail = "blob-size", fmt.Sprintf("the store has %d bytes, the tree says %d", info.Size, e.Size)
+		c.problem(pr)
+		return
+	}
+	if c.opts.Quick {
+		return
+	}
+	rc, err := c.db.store.Open(ctx, e.Digest, 0, -1)
+	if err == nil {
+		_, err = io.Copy(io.Discard, rc)
+		rc.Close()
+	}
+	if err != nil {
+		pr.Kind, pr.Detail = "blob-corrupt", err.Error()
+		c.problem(pr)
+	}
+}

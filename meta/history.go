@@ -1,0 +1,435 @@
+package meta
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/wsfs/wsfs/objects"
+)
+
+// LogOptions page through a workspace's history.
+type LogOptions struct {
+	// Before lists revisions older than this one; 0 starts at the head.
+	Before RevNum
+	// Limit is the most revisions returned; 0 means 50.
+	Limit int
+}
+
+// Log returns revisions newest first. To page, pass the last returned N as
+// the next call's Before; an empty result means the end.
+func (db *DB) Log(ctx context.Context, ws string, opts LogOptions) ([]Revision, error) {
+	name, err := ParseWorkspace(ws)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	var out []Revision
+	err = db.view(func(tx *bolt.Tx) error {
+		w, err := getWorkspace(tx, name)
+		if err != nil {
+			return err
+		}
+		n := w.Head
+		if opts.Before != 0 {
+			if opts.Before > w.Head+1 {
+				return fmt.Errorf("meta: log %s: %w: revision %d does not exist (the head is %d)", name, ErrNotFound, opts.Before, w.Head)
+			}
+			n = opts.Before - 1
+		}
+		for ; n >= w.Oldest && n > 0 && len(out) < limit; n-- {
+			r, err := db.getRevision(tx, w, n)
+			if err != nil {
+				return err
+			}
+			out = append(out, *r)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Show returns one revision (Rev 0: the head).
+func (db *DB) Show(ctx context.Context, ref Ref) (Revision, error) {
+	name, err := ParseWorkspace(ref.Workspace)
+	if err != nil {
+		return Revision{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Revision{}, err
+	}
+	var r *Revision
+	err = db.view(func(tx *bolt.Tx) error {
+		w, err := getWorkspace(tx, name)
+		if err != nil {
+			return err
+		}
+		r, err = db.getRevision(tx, w, ref.Rev)
+		return err
+	})
+	if err != nil {
+		return Revision{}, err
+	}
+	return *r, nil
+}
+
+// Lookup returns the entry at path p in revision ref, following no
+// symlinks. The root ("") is a directory entry with an empty name.
+func (db *DB) Lookup(ctx context.Context, ref Ref, p string) (Entry, error) {
+	r, err := db.Show(ctx, ref)
+	if err != nil {
+		return Entry{}, err
+	}
+	e, err := db.LookupTree(ctx, r.Root, p)
+	if err != nil {
+		return Entry{}, fmt.Errorf("%s: %w", Ref{Workspace: r.Workspace, Rev: r.N}, err)
+	}
+	return e, nil
+}
+
+// OpenFile opens the content of the file at p in revision ref. Symlinks
+// are followed while they stay inside the workspace (a relative target, or
+// an absolute one under /workspace); the returned entry is the file's. The
+// reader verifies the content as it reaches the end.
+func (db *DB) OpenFile(ctx context.Context, ref Ref, p string) (io.ReadCloser, Entry, error) {
+	r, err := db.Show(ctx, ref)
+	if err != nil {
+		return nil, Entry{}, err
+	}
+	where := Ref{Workspace: r.Workspace, Rev: r.N}
+	cur, err := CleanPath(p)
+	if err != nil {
+		return nil, Entry{}, err
+	}
+	for hops := 0; ; hops++ {
+		e, err := db.resolve(ctx, r.Root, cur)
+		if err != nil {
+			return nil, Entry{}, fmt.Errorf("%s: %w", where, err)
+		}
+		switch e.Kind {
+		case KindDir:
+			return nil, Entry{}, fmt.Errorf("meta: %s: %s: %w: is a directory", where, cur, ErrInvalid)
+		case KindFile:
+			rc, err := db.store.Open(ctx, e.Digest, 0, -1)
+			if err != nil {
+				return nil, Entry{}, fmt.Errorf("meta: %s: %s: %w", where, cur, err)
+			}
+			return rc, e, nil
+		}
+		if hops >= 40 {
+			return nil, Entry{}, fmt.Errorf("meta: %s: %s: %w: too many levels of symbolic links", where, p, ErrInvalid)
+		}
+		next, ok := symlinkTarget(parentOf(cur), e.Target)
+		if !ok {
+			return nil, Entry{}, fmt.Errorf("meta: %s: %s: %w: symlink to %s points outside the workspace", where, cur, ErrInvalid, e.Target)
+		}
+		cur = next
+	}
+}
+
+// resolve looks p up following symlinks in the parent path (inside the
+// workspace only); the last component is returned as is.
+func (db *DB) resolve(ctx context.Context, root objects.Digest, p string) (Entry, error) {
+	parts := splitPath(p)
+	dir := ""
+	for i := 0; i < len(parts); i++ {
+		cur := joinPath(dir, parts[i])
+		e, err := db.LookupTree(ctx, root, cur)
+		if err != nil {
+			return Entry{}, err
+		}
+		if i == len(parts)-1 {
+			return e, nil
+		}
+		if e.Kind == KindSymlink {
+			next, ok := symlinkTarget(dir, e.Target)
+			if !ok {
+				return Entry{}, fmt.Errorf("meta: %s: %w: symlink to %s points outside the workspace", cur, ErrInvalid, e.Target)
+			}
+			rest := append(splitPath(next), parts[i+1:]...)
+			if len(rest) > 4096 {
+				return Entry{}, fmt.Errorf("meta: %s: %w: too many levels of symbolic links", p, ErrInvalid)
+			}
+			parts, dir, i = rest, "", -1
+			continue
+		}
+		dir = cur
+	}
+	return db.LookupTree(ctx, root, "")
+}
+
+// symlinkTarget resolves a symlink target against the directory holding it.
+func symlinkTarget(dir, target string) (string, bool) {
+	var full string
+	if strings.HasPrefix(target, "/") {
+		rest, ok := strings.CutPrefix(target, "/workspace")
+		if !ok || (rest != "" && !strings.HasPrefix(rest, "/")) {
+			return "", false
+		}
+		full = path.Clean("/" + rest)
+	} else {
+		full = path.Clean("/" + dir + "/" + target)
+	}
+	// path.Clean of an absolute path never climbs above "/", so a target
+	// with too many ".." ends at the workspace root, as a chroot would.
+	return strings.TrimPrefix(full, "/"), true
+}
+
+// Restore makes a new revision whose tree and cwd are those of revision
+// ref.Rev; history is never rewritten. It returns committed false when the
+// head already equals that revision.
+func (db *DB) Restore(ctx context.Context, ref Ref, info CommitInfo) (Revision, bool, error) {
+	if ref.Rev == 0 {
+		return Revision{}, false, fmt.Errorf("meta: restore %s: %w: name the revision to restore (WS@N)", ref.Workspace, ErrInvalid)
+	}
+	old, err := db.Show(ctx, ref)
+	if err != nil {
+		return Revision{}, false, err
+	}
+	w, err := db.Get(ctx, old.Workspace)
+	if err != nil {
+		return Revision{}, false, err
+	}
+	if info.Command == "" {
+		info.Command = fmt.Sprintf("restore %s@%d", old.Workspace, old.N)
+	}
+	return db.CommitTree(ctx, old.Workspace, w.Head, old.Root, old.Cwd, info)
+}
+
+// Fork creates workspace newName whose revision 1 has the tree and cwd of
+// revision from. No blob is copied: both share them. Unset options are
+// taken from the source (quotas, retention, kind, owner).
+func (db *DB) Fork(ctx context.Context, from Ref, newName string, opts CreateOptions) (Workspace, error) {
+	newName, err := ParseWorkspace(newName)
+	if err != nil {
+		return Workspace{}, err
+	}
+	src, err := db.Get(ctx, from.Workspace)
+	if err != nil {
+		return Workspace{}, err
+	}
+	rev, err := db.Show(ctx, from)
+	if err != nil {
+		return Workspace{}, err
+	}
+	if _, err := db.Get(ctx, newName); err == nil {
+		return Workspace{}, fmt.Errorf("meta: fork %s: %w", newName, ErrExists)
+	} else if !errors.Is(err, ErrNotFound) {
+		return Workspace{}, err
+	}
+	if opts.Quotas == nil {
+		q := src.Quotas
+		opts.Quotas = &q
+	}
+	if opts.Kind == "" {
+		opts.Kind = src.Kind
+	}
+	if opts.Owner == "" {
+		opts.Owner = src.Owner
+	}
+	if opts.Retention == (Retention{}) {
+		opts.Retention = src.Retention
+	}
+	db.guard.protect(rev.Root)
+	defer db.guard.release(rev.Root)
+	origin := fmt.Sprintf("%s@%d", rev.Workspace, rev.N)
+	return db.createWith(ctx, newName, opts, rev.Root, rev.Stats, rev.Cwd, origin, "fork "+origin)
+}
+
+// FileDiff is one difference between two trees.
+type FileDiff struct {
+	Path   string       `json:"path"`
+	Action ChangeAction `json:"action"`
+	Old    *Entry       `json:"old,omitempty"`
+	New    *Entry       `json:"new,omitempty"`
+	// Unified is a unified diff of a text file's content (with
+	// DiffOptions.Text); Binary says the contents differ but are not text
+	// or are too large to show.
+	Unified string `json:"unified,omitempty"`
+	Binary  bool   `json:"binary,omitempty"`
+}
+
+func (d *FileDiff) kind() EntryKind {
+	if d.New != nil {
+		return d.New.Kind
+	}
+	if d.Old != nil {
+		return d.Old.Kind
+	}
+	return 0
+}
+
+// DiffOptions tune Diff.
+type DiffOptions struct {
+	// Path limits the diff to one file or directory.
+	Path string
+	// Text adds unified diffs of text files (files that are valid UTF-8
+	// without NUL bytes, both at most MaxTextBytes).
+	Text bool
+	// MaxTextBytes bounds the files Text diffs; 0 means 1 MiB.
+	MaxTextBytes int64
+	// Context is the number of context lines; 0 means 3.
+	Context int
+}
+
+// Diff compares two revisions (of one workspace or of two) and returns the
+// added, modified and removed paths in path order. Directories that were
+// added or removed are listed with everything under them. Subtrees with
+// equal digests are skipped without being read.
+func (db *DB) Diff(ctx context.Context, a, b Ref, opts DiffOptions) ([]FileDiff, error) {
+	ra, err := db.Show(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	rb, err := db.Show(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	p, err := CleanPath(opts.Path)
+	if err != nil {
+		return nil, err
+	}
+	ea, erra := db.LookupTree(ctx, ra.Root, p)
+	eb, errb := db.LookupTree(ctx, rb.Root, p)
+	for _, err := range []error{erra, errb} {
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+	}
+	var out []FileDiff
+	expand := func(e Entry) *Entry { return &e }
+	switch {
+	case erra != nil && errb != nil:
+		return nil, fmt.Errorf("meta: diff: %s: %w in either revision", p, ErrNotFound)
+	case erra == nil && errb == nil && ea.Kind == KindDir && eb.Kind == KindDir:
+		out, err = db.diffTrees(ctx, ea.Digest, eb.Digest, p, &diffExpand{})
+	default:
+		var oe, ne *Entry
+		if erra == nil {
+			oe = expand(ea)
+		}
+		if errb == nil {
+			ne = expand(eb)
+		}
+		out, err = db.diffEntries(ctx, p, oe, ne, &diffExpand{})
+	}
+	if err != nil {
+		return nil, err
+	}
+	if opts.Text {
+		for i := range out {
+			if err := db.textDiff(ctx, &out[i], opts); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// diffExpand, when non-nil, makes diffTrees list the contents of added and
+// removed directories too.
+type diffExpand struct{}
+
+// diffTrees compares two directories, descending only into subtrees whose
+// digests differ.
+func (db *DB) diffTrees(ctx context.Context, a, b objects.Digest, prefix string, expand *diffExpand) ([]FileDiff, error) {
+	if a == b {
+		return nil, nil
+	}
+	ta, err := db.readTree(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := db.readTree(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	var out []FileDiff
+	i, j := 0, 0
+	for i < len(ta.Entries) || j < len(tb.Entries) {
+		var oe, ne *Entry
+		switch {
+		case j >= len(tb.Entries) || (i < len(ta.Entries) && ta.Entries[i].Name < tb.Entries[j].Name):
+			oe = &ta.Entries[i]
+			i++
+		case i >= len(ta.Entries) || tb.Entries[j].Name < ta.Entries[i].Name:
+			ne = &tb.Entries[j]
+			j++
+		default:
+			oe, ne = &ta.Entries[i], &tb.Entries[j]
+			i++
+			j++
+		}
+		name := ""
+		if oe != nil {
+			name = oe.Name
+		} else {
+			name = ne.Name
+		}
+		d, err := db.diffEntries(ctx, joinPath(prefix, name), oe, ne, expand)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d...)
+	}
+	return out, nil
+}
+
+func (db *DB) diffEntries(ctx context.Context, p string, oe, ne *Entry, expand *diffExpand) ([]FileDiff, error) {
+	cp := func(e *Entry) *Entry {
+		if e == nil {
+			return nil
+		}
+		c := *e
+		return &c
+	}
+	switch {
+	case oe == nil && ne == nil:
+		return nil, nil
+	case oe != nil && ne != nil && oe.Kind == KindDir && ne.Kind == KindDir:
+		var out []FileDiff
+		if oe.Mode != ne.Mode {
+			out = append(out, FileDiff{Path: p, Action: Modified, Old: cp(oe), New: cp(ne)})
+		}
+		sub, err := db.diffTrees(ctx, oe.Digest, ne.Digest, p, expand)
+		return append(out, sub...), err
+	case oe != nil && ne != nil && oe.Kind == ne.Kind:
+		if sameEntry(*oe, *ne) {
+			return nil, nil
+		}
+		return []FileDiff{{Path: p, Action: Modified, Old: cp(oe), New: cp(ne)}}, nil
+	}
+	var out []FileDiff
+	if oe != nil {
+		out = append(out, FileDiff{Path: p, Action: Removed, Old: cp(oe)})
+		if oe.Kind == KindDir && expand != nil {
+			sub, err := db.diffTrees(ctx, oe.Digest, EmptyTreeDigest, p, expand)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sub...)
+		}
+	}
+	if ne != nil {
+		out = append(out, FileDiff{Path: p, Action: Added, New: cp(ne)})
+		if ne.Kind == KindDir && expand != nil {
+			sub, err := db.diffTrees(ctx, EmptyTreeDigest, ne.Digest, p, expand)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sub...)
+		}
+	}
+	return out, nil
+}

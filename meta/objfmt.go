@@ -1,0 +1,108 @@
+package meta
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/wsfs/wsfs/objects"
+)
+
+// Metadata objects are ordinary blobs in the object store whose content
+// starts with a magic line, so that Recover can tell them from file
+// contents by reading the first bytes of each blob:
+//
+//	"wsfs-tree1\n"  a directory (binary encoding, see Tree)
+//	"wsfs-rev1\n"   a revision manifest (JSON of Revision)
+//	"wsfs-ws1\n"    a workspace settings record (JSON of settingsObject)
+//	"wsfs-del1\n"   a deletion tombstone (JSON of tombstoneObject)
+//
+// A file whose content happens to start with one of these lines is still a
+// file: Recover only trusts a candidate that decodes completely, and a
+// revision is only rebuilt from a manifest whose workspace has a settings
+// record.
+const (
+	magicTree      = "wsfs-tree1\n"
+	magicRevision  = "wsfs-rev1\n"
+	magicSettings  = "wsfs-ws1\n"
+	magicTombstone = "wsfs-del1\n"
+
+	// magicMaxLen is how many bytes Recover reads to classify a blob.
+	magicMaxLen = 11
+)
+
+type objectKind int
+
+const (
+	objOther objectKind = iota
+	objTree
+	objRevision
+	objSettings
+	objTombstone
+)
+
+func classify(head []byte) objectKind {
+	switch {
+	case bytes.HasPrefix(head, []byte(magicTree)):
+		return objTree
+	case bytes.HasPrefix(head, []byte(magicRevision)):
+		return objRevision
+	case bytes.HasPrefix(head, []byte(magicSettings)):
+		return objSettings
+	case bytes.HasPrefix(head, []byte(magicTombstone)):
+		return objTombstone
+	}
+	return objOther
+}
+
+// settingsObject is what a workspace's settings record holds in the store.
+// Seq grows by one with every change, so Recover takes the newest one.
+type settingsObject struct {
+	Name       string        `json:"name"`
+	ID         string        `json:"id"`
+	Seq        uint64        `json:"seq"`
+	Kind       WorkspaceKind `json:"kind"`
+	Owner      string        `json:"owner,omitempty"`
+	Created    string        `json:"created"`
+	Updated    string        `json:"updated"`
+	Quotas     Quotas        `json:"quotas"`
+	Retention  Retention     `json:"retention"`
+	ForkedFrom string        `json:"forked_from,omitempty"`
+}
+
+// tombstoneObject records that a workspace incarnation was deleted.
+type tombstoneObject struct {
+	Name    string `json:"name"`
+	ID      string `json:"id"`
+	Deleted string `json:"deleted"`
+}
+
+func encodeJSONObject(magic string, v any) ([]byte, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(magic), body...), nil
+}
+
+func decodeJSONObject(magic string, b []byte, v any) error {
+	if !bytes.HasPrefix(b, []byte(magic)) {
+		return fmt.Errorf("object does not start with %q", magic)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b[len(magic):]))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// putObject stores an encoded metadata object and returns its digest. The
+// digest is protected from GC until the caller releases it (after the
+// transaction that names it), whether or not the put succeeded.
+func (db *DB) putObject(ctx context.Context, b []byte) (objects.Digest, error) {
+	d := objects.Sum(b)
+	db.guard.protect(d)
+	if err := db.store.Put(ctx, d, bytes.NewReader(b), int64(len(b))); err != nil {
+		return d, fmt.Errorf("%w: %w", ErrStore, err)
+	}
+	return d, nil
+}

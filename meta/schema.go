@@ -1,0 +1,68 @@
+package meta
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// SchemaVersion is the layout version of meta.db written by this wsfs.
+// Bump it, and add a migration from the previous version to migrations,
+// whenever the bucket layout or a record's encoding changes incompatibly.
+const SchemaVersion = 1
+
+// The bucket layout of meta.db (schema version 1). Every record is JSON.
+//
+//	meta/                       schema version and database facts
+//	    "schema"     -> uint64, big-endian
+//	    "created"    -> RFC 3339 time the file was initialised
+//	workspaces/                 one record per live workspace
+//	    "tenant/name" -> workspaceRecord
+//	revisions/                  one nested bucket per workspace incarnation
+//	    <workspace ID>/
+//	        uint64 n, big-endian -> revisionRecord
+//	tombstones/                 deleted workspace incarnations, kept for
+//	    <workspace ID> -> digest of the tombstone object (GC keeps it)
+var (
+	bucketMeta       = []byte("meta")
+	bucketWorkspaces = []byte("workspaces")
+	bucketRevisions  = []byte("revisions")
+	bucketTombstones = []byte("tombstones")
+
+	keySchema  = []byte("schema")
+	keyCreated = []byte("created")
+)
+
+var allBuckets = [][]byte{bucketMeta, bucketWorkspaces, bucketRevisions, bucketTombstones}
+
+// migrations[v] upgrades a database from schema version v to v+1 inside the
+// transaction that Open runs; Open then writes the new version. Version 1 is
+// the first, so there is nothing to migrate yet.
+var migrations = map[uint64]func(tx *bolt.Tx) error{}
+
+func revKey(n RevNum) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(n))
+	return b[:]
+}
+
+func u64(v uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], v)
+	return b[:]
+}
+
+// readSchema returns the schema version stored in tx, or 0 for a database
+// that has never been initialised.
+func readSchema(tx *bolt.Tx) (uint64, error) {
+	b := tx.Bucket(bucketMeta)
+	if b == nil {
+		return 0, nil
+	}
+	v := b.Get(keySchema)
+	if len(v) != 8 {
+		return 0, fmt.Errorf("schema version record has %d bytes, want 8", len(v))
+	}
+	return binary.BigEndian.Uint64(v), nil
+}

@@ -1,0 +1,457 @@
+package meta
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wsfs/wsfs/objects"
+)
+
+// EntryKind is the type of a directory entry.
+type EntryKind uint8
+
+// Entry kinds.
+const (
+	KindFile    EntryKind = 1
+	KindDir     EntryKind = 2
+	KindSymlink EntryKind = 3
+)
+
+func (k EntryKind) String() string {
+	switch k {
+	case KindFile:
+		return "file"
+	case KindDir:
+		return "dir"
+	case KindSymlink:
+		return "symlink"
+	}
+	return fmt.Sprintf("kind-%d", uint8(k))
+}
+
+// MarshalText implements encoding.TextMarshaler ("file", "dir", "symlink").
+func (k EntryKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (k *EntryKind) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "file":
+		*k = KindFile
+	case "dir":
+		*k = KindDir
+	case "symlink":
+		*k = KindSymlink
+	default:
+		return fmt.Errorf("meta: unknown entry kind %q", b)
+	}
+	return nil
+}
+
+// Stats counts what a tree holds, recursively. The root directory itself is
+// not counted; the entries quota counts it (Entries()+1).
+type Stats struct {
+	Files    int64 `json:"files"`
+	Dirs     int64 `json:"dirs"`
+	Symlinks int64 `json:"symlinks"`
+	Bytes    int64 `json:"bytes"` // sum of file sizes
+}
+
+// Entries returns the number of entries (files, dirs, symlinks).
+func (s Stats) Entries() int64 { return s.Files + s.Dirs + s.Symlinks }
+
+func (s Stats) add(o Stats) Stats {
+	return Stats{s.Files + o.Files, s.Dirs + o.Dirs, s.Symlinks + o.Symlinks, s.Bytes + o.Bytes}
+}
+
+func (s Stats) sub(o Stats) Stats {
+	return Stats{s.Files - o.Files, s.Dirs - o.Dirs, s.Symlinks - o.Symlinks, s.Bytes - o.Bytes}
+}
+
+// Entry is one name in a directory.
+type Entry struct {
+	Name string    `json:"name"`
+	Kind EntryKind `json:"kind"`
+	// Mode holds the permission bits only (fs.ModePerm | setuid/setgid/sticky).
+	Mode fs.FileMode `json:"mode"`
+	// Size is the file's length, the symlink target's length, or 0 for a
+	// directory (see Sub).
+	Size  int64     `json:"size"`
+	MTime time.Time `json:"mtime"`
+	// Digest is the file's content blob or the directory's tree; zero for a
+	// symlink.
+	Digest objects.Digest `json:"digest"`
+	Target string         `json:"target,omitempty"` // symlink only
+	// Sub is what a directory holds, recursively (zero for others). It
+	// lets a commit keep workspace totals without walking subtrees.
+	Sub Stats `json:"sub"`
+}
+
+// stats returns what the entry adds to its parent's totals.
+func (e *Entry) stats() Stats {
+	switch e.Kind {
+	case KindFile:
+		return Stats{Files: 1, Bytes: e.Size}
+	case KindSymlink:
+		return Stats{Symlinks: 1}
+	case KindDir:
+		return Stats{Dirs: 1}.add(e.Sub)
+	}
+	return Stats{}
+}
+
+// Tree is one directory: entries sorted by name (byte order), unique.
+type Tree struct {
+	Entries []Entry `json:"entries"`
+}
+
+// Find returns the entry called name.
+func (t *Tree) Find(name string) (Entry, bool) {
+	i := t.search(name)
+	if i < len(t.Entries) && t.Entries[i].Name == name {
+		return t.Entries[i], true
+	}
+	return Entry{}, false
+}
+
+func (t *Tree) search(name string) int {
+	return sort.Search(len(t.Entries), func(i int) bool { return t.Entries[i].Name >= name })
+}
+
+// Stats returns what the tree holds, recursively.
+func (t *Tree) Stats() Stats {
+	var s Stats
+	for i := range t.Entries {
+		s = s.add(t.Entries[i].stats())
+	}
+	return s
+}
+
+func (t *Tree) clone() *Tree {
+	return &Tree{Entries: append([]Entry(nil), t.Entries...)}
+}
+
+// emptyTree is the encoding of a directory with no entries.
+var emptyTree = encodeTree(&Tree{})
+
+// EmptyTreeDigest is the digest of the empty directory.
+var EmptyTreeDigest = objects.Sum(emptyTree)
+
+// validName reports whether s can be a directory entry name.
+func validName(s string) error {
+	switch {
+	case s == "":
+		return errors.New("empty name")
+	case s == "." || s == "..":
+		return fmt.Errorf("name %q is reserved", s)
+	case len(s) > 255:
+		return fmt.Errorf("name %.20q... is %d bytes, the most is 255", s, len(s))
+	case strings.ContainsAny(s, "/\x00"):
+		return fmt.Errorf("name %q contains / or NUL", s)
+	}
+	return nil
+}
+
+// encodeTree returns the canonical encoding of t, whose entries must be
+// sorted and valid. The encoding is deterministic, so equal directories
+// have equal digests:
+//
+//	"wsfs-tree1\n" uvarint(count) entry*
+//	entry   = uvarint(len) name  kind:byte  uvarint(mode)  varint(mtime unix ns)  body
+//	file    : uvarint(size) digest[32]
+//	symlink : uvarint(len) target
+//	dir     : digest[32] uvarint(files) uvarint(dirs) uvarint(symlinks) uvarint(bytes)
+func encodeTree(t *Tree) []byte {
+	b := make([]byte, 0, len(magicTree)+8+len(t.Entries)*64)
+	b = append(b, magicTree...)
+	b = binary.AppendUvarint(b, uint64(len(t.Entries)))
+	for i := range t.Entries {
+		e := &t.Entries[i]
+		b = binary.AppendUvarint(b, uint64(len(e.Name)))
+		b = append(b, e.Name...)
+		b = append(b, byte(e.Kind))
+		b = binary.AppendUvarint(b, uint64(e.Mode))
+		b = binary.AppendVarint(b, timeNanos(e.MTime))
+		switch e.Kind {
+		case KindFile:
+			b = binary.AppendUvarint(b, uint64(e.Size))
+			b = append(b, e.Digest[:]...)
+		case KindSymlink:
+			b = binary.AppendUvarint(b, uint64(len(e.Target)))
+			b = append(b, e.Target...)
+		case KindDir:
+			b = append(b, e.Digest[:]...)
+			b = binary.AppendUvarint(b, uint64(e.Sub.Files))
+			b = binary.AppendUvarint(b, uint64(e.Sub.Dirs))
+			b = binary.AppendUvarint(b, uint64(e.Sub.Symlinks))
+			b = binary.AppendUvarint(b, uint64(e.Sub.Bytes))
+		}
+	}
+	return b
+}
+
+func timeNanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func nanosTime(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// decodeTree parses and validates an encoded tree.
+func decodeTree(b []byte) (*Tree, error) {
+	if !bytes.HasPrefix(b, []byte(magicTree)) {
+		return nil, errors.New("not a tree (no wsfs-tree1 header)")
+	}
+	r := treeReader{b: b[len(magicTree):]}
+	n := r.uvarint()
+	if r.err == nil && n > uint64(len(r.b)) {
+		return nil, fmt.Errorf("tree claims %d entries in %d bytes", n, len(r.b))
+	}
+	t := &Tree{Entries: make([]Entry, 0, n)}
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		var e Entry
+		e.Name = string(r.bytes(r.uvarint()))
+		e.Kind = EntryKind(r.byte())
+		e.Mode = fs.FileMode(r.uvarint())
+		e.MTime = nanosTime(r.varint())
+		switch e.Kind {
+		case KindFile:
+			e.Size = int64(r.uvarint())
+			copy(e.Digest[:], r.bytes(objects.DigestSize))
+		case KindSymlink:
+			e.Target = string(r.bytes(r.uvarint()))
+			e.Size = int64(len(e.Target))
+		case KindDir:
+			copy(e.Digest[:], r.bytes(objects.DigestSize))
+			e.Sub.Files = int64(r.uvarint())
+			e.Sub.Dirs = int64(r.uvarint())
+			e.Sub.Symlinks = int64(r.uvarint())
+			e.Sub.Bytes = int64(r.uvarint())
+		default:
+			if r.err == nil {
+				return nil, fmt.Errorf("entry %q has unknown kind %d", e.Name, e.Kind)
+			}
+		}
+		if r.err != nil {
+			break
+		}
+		if err := validName(e.Name); err != nil {
+			return nil, fmt.Errorf("entry %d: %w", i, err)
+		}
+		if len(t.Entries) > 0 && t.Entries[len(t.Entries)-1].Name >= e.Name {
+			return nil, fmt.Errorf("entries out of order at %q", e.Name)
+		}
+		if e.Mode&^validModeBits != 0 || e.Size < 0 || e.Sub.Bytes < 0 || e.Sub.Files < 0 || e.Sub.Dirs < 0 || e.Sub.Symlinks < 0 {
+			return nil, fmt.Errorf("entry %q has out-of-range fields", e.Name)
+		}
+		t.Entries = append(t.Entries, e)
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("truncated tree: %w", r.err)
+	}
+	if len(r.b) != 0 {
+		return nil, fmt.Errorf("%d stray bytes after the last entry", len(r.b))
+	}
+	return t, nil
+}
+
+const validModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
+type treeReader struct {
+	b   []byte
+	err error
+}
+
+func (r *treeReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errors.New("bad varint")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *treeReader) varint() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.err = errors.New("bad varint")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *treeReader) byte() byte {
+	b := r.bytes(1)
+	if len(b) == 0 {
+		return 0
+	}
+	return b[0]
+}
+
+func (r *treeReader) bytes(n uint64) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.b)) {
+		r.err = errors.New("unexpected end")
+		return nil
+	}
+	v := r.b[:n]
+	r.b = r.b[n:]
+	return v
+}
+
+// readTree returns the (shared, read-only) decoded tree d.
+func (db *DB) readTree(ctx context.Context, d objects.Digest) (*Tree, error) {
+	if d == EmptyTreeDigest {
+		return &Tree{}, nil
+	}
+	if t, ok := db.trees.get(d); ok {
+		return t, nil
+	}
+	b, err := objects.Get(ctx, db.store, d)
+	if err != nil {
+		return nil, fmt.Errorf("meta: read tree %s: %w", d.Short(), err)
+	}
+	t, err := decodeTree(b)
+	if err != nil {
+		return nil, fmt.Errorf("meta: read tree %s: %w: %w", d.Short(), objects.ErrCorrupt, err)
+	}
+	db.trees.add(d, t)
+	return t, nil
+}
+
+// ReadTree reads the directory stored under d (verified, cached). The
+// caller owns the returned tree.
+func (db *DB) ReadTree(ctx context.Context, d objects.Digest) (*Tree, error) {
+	t, err := db.readTree(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	return t.clone(), nil
+}
+
+// WriteTree validates t and stores it, returning its digest. Entries are
+// sorted by the call; a directory entry's Sub must match what its subtree
+// holds (the subtree is read to check it), so that totals stay exact. It
+// is for layers that build trees themselves (fusefs, import); CommitTree
+// then commits a root written this way.
+func (db *DB) WriteTree(ctx context.Context, t *Tree) (objects.Digest, error) {
+	t = t.clone()
+	sort.Slice(t.Entries, func(i, j int) bool { return t.Entries[i].Name < t.Entries[j].Name })
+	for i := range t.Entries {
+		e := &t.Entries[i]
+		if err := validName(e.Name); err != nil {
+			return objects.Digest{}, fmt.Errorf("meta: write tree: %w: %w", ErrInvalid, err)
+		}
+		if i > 0 && t.Entries[i-1].Name == e.Name {
+			return objects.Digest{}, fmt.Errorf("meta: write tree: %w: duplicate name %q", ErrInvalid, e.Name)
+		}
+		e.Mode &= validModeBits
+		switch e.Kind {
+		case KindFile:
+			e.Target, e.Sub = "", Stats{}
+			if e.Size < 0 {
+				return objects.Digest{}, fmt.Errorf("meta: write tree: %w: %q has negative size", ErrInvalid, e.Name)
+			}
+		case KindSymlink:
+			e.Digest, e.Sub, e.Size = objects.Digest{}, Stats{}, int64(len(e.Target))
+		case KindDir:
+			e.Target, e.Size = "", 0
+			sub, err := db.readTree(ctx, e.Digest)
+			if err != nil {
+				return objects.Digest{}, fmt.Errorf("meta: write tree: subdirectory %q: %w", e.Name, err)
+			}
+			if got := sub.Stats(); got != e.Sub {
+				return objects.Digest{}, fmt.Errorf("meta: write tree: %w: subdirectory %q says it holds %+v, its tree holds %+v", ErrInvalid, e.Name, e.Sub, got)
+			}
+		default:
+			return objects.Digest{}, fmt.Errorf("meta: write tree: %w: %q has unknown kind %d", ErrInvalid, e.Name, e.Kind)
+		}
+	}
+	b := encodeTree(t)
+	d, err := db.putObject(ctx, b)
+	db.guard.release(d)
+	if err != nil {
+		return d, fmt.Errorf("meta: write tree: %w", err)
+	}
+	db.trees.add(d, t)
+	return d, nil
+}
+
+// CleanPath turns a workspace path ("a/b", "/a/b/", "./a//b") into its
+// canonical form ("a/b"; "" is the root). It refuses paths that climb out
+// of the workspace ("..") and NUL bytes.
+func CleanPath(p string) (string, error) {
+	if strings.ContainsRune(p, 0) {
+		return "", fmt.Errorf("meta: path %q: %w: contains a NUL byte", p, ErrInvalid)
+	}
+	c := path.Clean("/" + p)
+	for _, part := range strings.Split(p, "/") {
+		if part == ".." {
+			return "", fmt.Errorf("meta: path %q: %w: .. is not allowed in workspace paths", p, ErrInvalid)
+		}
+	}
+	return strings.TrimPrefix(c, "/"), nil
+}
+
+func splitPath(p string) []string {
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
+}
+
+// LookupTree returns the entry at path in the tree rooted at root, without
+// following symlinks (a symlink in the middle of the path is an error). The
+// root itself ("") is returned as a directory entry with an empty name.
+func (db *DB) LookupTree(ctx context.Context, root objects.Digest, p string) (Entry, error) {
+	clean, err := CleanPath(p)
+	if err != nil {
+		return Entry{}, err
+	}
+	t, err := db.readTree(ctx, root)
+	if err != nil {
+		return Entry{}, err
+	}
+	cur := Entry{Kind: KindDir, Mode: 0o755, Digest: root, Sub: t.Stats()}
+	parts := splitPath(clean)
+	for i, name := range parts {
+		if cur.Kind != KindDir {
+			return Entry{}, fmt.Errorf("meta: path %q: %w: %s is a %s, not a directory", clean, ErrNotFound, strings.Join(parts[:i], "/"), cur.Kind)
+		}
+		if t == nil {
+			if t, err = db.readTree(ctx, cur.Digest); err != nil {
+				return Entry{}, err
+			}
+		}
+		e, ok := t.Find(name)
+		if !ok {
+			return Entry{}, fmt.Errorf("meta: path %q: %w: no such file or directory", clean, ErrNotFound)
+		}
+		cur, t = e, nil
+	}
+	return cur, nil
+}
