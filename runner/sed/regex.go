@@ -1,0 +1,1027 @@
+package sed
+
+import (
+	"bytes"
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// reOp is the kind of a node of a parsed GNU regular expression.
+type reOp uint8
+
+const (
+	opLit       reOp = iota // one character
+	opAny                   // .
+	opClass                 // bracket expression, \w, \s …
+	opBOL                   // ^
+	opEOL                   // $
+	opBufStart              // \`
+	opBufEnd                // \'
+	opWordB                 // \b
+	opNotWordB              // \B
+	opWordStart             // \<
+	opWordEnd               // \>
+	opGroup                 // \( \) or ( )
+	opConcat                //
+	opAlt                   // \| or |
+	opRepeat                // * \+ \? \{m,n\}
+	opBackref               // \1 … \9
+	opEmpty                 // matches the empty string
+)
+
+type reNode struct {
+	op   reOp
+	r    rune
+	cls  *charClass
+	subs []*reNode
+	min  int
+	max  int // -1: no upper bound
+	n    int // group or back-reference number
+}
+
+// charClass is a bracket expression. Named classes follow the C.UTF-8
+// locale, where letters and digits of every script belong to them.
+type charClass struct {
+	neg    bool
+	ranges []rune // lo, hi pairs
+	named  []string
+}
+
+var classNames = map[string]bool{
+	"alpha": true, "upper": true, "lower": true, "digit": true, "xdigit": true, "alnum": true,
+	"space": true, "blank": true, "punct": true, "print": true, "graph": true, "cntrl": true,
+}
+
+func namedHas(name string, r rune) bool {
+	switch name {
+	case "alpha":
+		return unicode.IsLetter(r)
+	case "upper":
+		return unicode.IsUpper(r)
+	case "lower":
+		return unicode.IsLower(r)
+	case "digit":
+		return r >= '0' && r <= '9'
+	case "xdigit":
+		return r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F'
+	case "alnum":
+		return unicode.IsLetter(r) || unicode.IsDigit(r)
+	case "space":
+		return r == ' ' || r >= '\t' && r <= '\r' || r > 127 && unicode.IsSpace(r)
+	case "blank":
+		return r == ' ' || r == '\t'
+	case "punct":
+		if r < 128 {
+			return r > ' ' && r < 127 && !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+		}
+		return unicode.IsPunct(r) || unicode.IsSymbol(r)
+	case "print":
+		return r >= ' ' && r != 127 && (r < 128 || unicode.IsPrint(r))
+	case "graph":
+		return r > ' ' && r != 127 && (r < 128 || unicode.IsGraphic(r) && !unicode.IsSpace(r))
+	case "cntrl":
+		return r < ' ' || r == 127
+	}
+	return false
+}
+
+// goClassBody is a named class in Go regexp syntax, for use inside [ ].
+func goClassBody(name string) string {
+	switch name {
+	case "alpha":
+		return `\p{L}`
+	case "upper":
+		return `\p{Lu}`
+	case "lower":
+		return `\p{Ll}`
+	case "digit":
+		return `0-9`
+	case "xdigit":
+		return `0-9A-Fa-f`
+	case "alnum":
+		return `\p{L}\p{Nd}`
+	case "space":
+		return `\t-\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}`
+	case "blank":
+		return `\t `
+	case "punct":
+		return `!-/:-@\[-` + "`" + `{-~\x{A1}-\x{BF}\p{P}\p{S}`
+	case "print":
+		return ` -~\x{A0}-\x{10FFFF}`
+	case "graph":
+		return `!-~\x{A1}-\x{10FFFF}`
+	case "cntrl":
+		return `\x00-\x1F\x7F`
+	}
+	return ""
+}
+
+func (c *charClass) has(r rune, icase bool) bool {
+	in := c.hasExact(r)
+	if !in && icase {
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if c.hasExact(f) {
+				in = true
+				break
+			}
+		}
+	}
+	return in != c.neg
+}
+
+func (c *charClass) hasExact(r rune) bool {
+	for i := 0; i+1 < len(c.ranges); i += 2 {
+		if r >= c.ranges[i] && r <= c.ranges[i+1] {
+			return true
+		}
+	}
+	for _, n := range c.named {
+		if namedHas(n, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// reError is a regular expression syntax error, worded as glibc words it.
+type reError struct{ msg string }
+
+func (e *reError) Error() string { return e.msg }
+
+var (
+	errBadRepeat   = &reError{"Invalid preceding regular expression"}
+	errOpenParen   = &reError{"Unmatched ( or \\("}
+	errCloseParen  = &reError{"Unmatched ) or \\)"}
+	errOpenBrace   = &reError{"Unmatched \\{"}
+	errBraceBody   = &reError{"Invalid content of \\{\\}"}
+	errBracket     = &reError{"Unmatched [, [^, [:, [., or [="}
+	errClassName   = &reError{"Invalid character class name"}
+	errRangeEnd    = &reError{"Invalid range end"}
+	errBackref     = &reError{"Invalid back reference"}
+	errTrailing    = &reError{"Trailing backslash"}
+	errTooBig      = &reError{"Regular expression too big"}
+	errCollateName = &reError{"Invalid collation character"}
+)
+
+// dupMax is glibc's RE_DUP_MAX.
+const dupMax = 0x7fff
+
+// expandEscapes replaces the escapes GNU sed converts before the regex
+// compiler sees the text (\a \f \n \r \t \v \cX \dNNN \oNNN \xHH) by the
+// characters they stand for; the characters are inserted raw, so "\x5e" at
+// the start of a regex is an anchor, as in GNU sed.
+func expandEscapes(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		r, n, ok := escapeChar(s[i+1:])
+		if !ok {
+			b.WriteByte(c)
+			b.WriteByte(s[i+1])
+			i++
+			continue
+		}
+		b.WriteByte(byte(r))
+		i += n
+	}
+	return b.String()
+}
+
+// escapeChar decodes the escape after a backslash: the byte it stands for
+// and how many bytes of s it used. ok is false for escapes that are not
+// character escapes (\w, \(, \1 …).
+func escapeChar(s string) (c byte, n int, ok bool) {
+	switch s[0] {
+	case 'a':
+		return 7, 1, true
+	case 'f':
+		return '\f', 1, true
+	case 'n':
+		return '\n', 1, true
+	case 'r':
+		return '\r', 1, true
+	case 't':
+		return '\t', 1, true
+	case 'v':
+		return '\v', 1, true
+	case 'c':
+		if len(s) < 2 {
+			return 0, 0, false
+		}
+		return byte(unicode.ToUpper(rune(s[1]))) ^ 0x40, 2, true
+	case 'd', 'o', 'x':
+		base, max := 10, 3
+		if s[0] == 'o' {
+			base = 8
+		} else if s[0] == 'x' {
+			base, max = 16, 2
+		}
+		j := 1
+		for j < len(s) && j <= max && digitOK(s[j], base) {
+			j++
+		}
+		if j == 1 {
+			return 0, 0, false
+		}
+		v, _ := strconv.ParseUint(s[1:j], base, 16)
+		return byte(v), j, true
+	}
+	return 0, 0, false
+}
+
+func digitOK(c byte, base int) bool {
+	switch base {
+	case 8:
+		return c >= '0' && c <= '7'
+	case 10:
+		return c >= '0' && c <= '9'
+	}
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// reParser reads GNU BRE or ERE syntax into a tree.
+type reParser struct {
+	s       string
+	i       int
+	ere     bool
+	ngroups int
+	closed  int // groups closed so far, for back-reference checks
+	backref bool
+	depth   int
+}
+
+func parseRegex(s string, ere bool) (*reNode, int, bool, error) {
+	p := &reParser{s: s, ere: ere}
+	n, err := p.alt()
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if p.i < len(p.s) {
+		// Only an unmatched close paren stops alt early.
+		return nil, 0, false, errCloseParen
+	}
+	return n, p.ngroups, p.backref, nil
+}
+
+func (p *reParser) peekAlt() bool {
+	if p.ere {
+		return p.i < len(p.s) && p.s[p.i] == '|'
+	}
+	return strings.HasPrefix(p.s[p.i:], `\|`)
+}
+
+func (p *reParser) peekClose() bool {
+	if p.ere {
+		return p.i < len(p.s) && p.s[p.i] == ')' && p.depth > 0
+	}
+	return strings.HasPrefix(p.s[p.i:], `\)`)
+}
+
+func (p *reParser) alt() (*reNode, error) {
+	var branches []*reNode
+	for {
+		c, err := p.concat()
+		if err != nil {
+			return nil, err
+		}
+		branches = append(branches, c)
+		if !p.peekAlt() {
+			break
+		}
+		if p.ere {
+			p.i++
+		} else {
+			p.i += 2
+		}
+	}
+	if len(branches) == 1 {
+		return branches[0], nil
+	}
+	return &reNode{op: opAlt, subs: branches}, nil
+}
+
+func (p *reParser) concat() (*reNode, error) {
+	var items []*reNode
+	start := true // at the start of the expression, a group or an alternative
+	for p.i < len(p.s) && !p.peekAlt() && !p.peekClose() {
+		if !p.ere && p.s[p.i] == '\\' && p.i+1 < len(p.s) && p.s[p.i+1] == ')' {
+			break
+		}
+		atom, err := p.atom(start, items)
+		if err != nil {
+			return nil, err
+		}
+		if atom == nil { // a postfix operator applied to the last item
+			start = false
+			continue
+		}
+		items = append(items, atom)
+		// In a BRE, a * right after a leading ^ is literal as well.
+		start = start && atom.op == opBOL && !p.ere
+	}
+	switch len(items) {
+	case 0:
+		return &reNode{op: opEmpty}, nil
+	case 1:
+		return items[0], nil
+	}
+	return &reNode{op: opConcat, subs: items}, nil
+}
+
+// repeatOp reports a postfix operator at the cursor: its bounds and length.
+func (p *reParser) repeatOp() (min, max, n int, isOp bool, err error) {
+	s := p.s[p.i:]
+	if s == "" {
+		return 0, 0, 0, false, nil
+	}
+	if s[0] == '*' {
+		return 0, -1, 1, true, nil
+	}
+	if p.ere {
+		switch s[0] {
+		case '+':
+			return 1, -1, 1, true, nil
+		case '?':
+			return 0, 1, 1, true, nil
+		case '{':
+			return p.interval(s[1:], "}", 1)
+		}
+		return 0, 0, 0, false, nil
+	}
+	if len(s) >= 2 && s[0] == '\\' {
+		switch s[1] {
+		case '+':
+			return 1, -1, 2, true, nil
+		case '?':
+			return 0, 1, 2, true, nil
+		case '{':
+			return p.interval(s[2:], `\}`, 2)
+		}
+	}
+	return 0, 0, 0, false, nil
+}
+
+func (p *reParser) interval(s, closer string, lead int) (min, max, n int, isOp bool, err error) {
+	end := strings.Index(s, closer)
+	if end < 0 {
+		return 0, 0, 0, true, errOpenBrace
+	}
+	body := s[:end]
+	lo, hi, comma := strings.Cut(body, ",")
+	parse := func(v string, def int) (int, bool) {
+		if v == "" {
+			return def, true
+		}
+		for _, c := range v {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+		}
+		x, err := strconv.Atoi(v)
+		if err != nil || x > dupMax {
+			return dupMax + 1, true
+		}
+		return x, true
+	}
+	var ok bool
+	if min, ok = parse(lo, 0); !ok {
+		return 0, 0, 0, true, errBraceBody
+	}
+	max = min
+	if comma {
+		if max, ok = parse(hi, -1); !ok {
+			return 0, 0, 0, true, errBraceBody
+		}
+	} else if lo == "" {
+		return 0, 0, 0, true, errBraceBody
+	}
+	if min > dupMax || max > dupMax {
+		return 0, 0, 0, true, errTooBig
+	}
+	if max >= 0 && max < min {
+		return 0, 0, 0, true, errBraceBody
+	}
+	return min, max, lead + end + len(closer), true, nil
+}
+
+// atom parses one atom, or applies a postfix operator to the last of items
+// (returning nil).
+func (p *reParser) atom(start bool, items []*reNode) (*reNode, error) {
+	min, max, n, isOp, err := p.repeatOp()
+	if err != nil {
+		return nil, err
+	}
+	if isOp {
+		if start || len(items) == 0 || items[len(items)-1].op == opBOL && len(items) == 1 {
+			if p.ere {
+				return nil, errBadRepeat
+			}
+			if p.s[p.i] == '*' {
+				p.i++
+				return &reNode{op: opLit, r: '*'}, nil
+			}
+			if p.s[p.i+1] == '{' {
+				return nil, errBadRepeat
+			}
+			// \+ or \? with nothing before: literal, as glibc reads them.
+			p.i += 2
+			return &reNode{op: opLit, r: rune(p.s[p.i-1])}, nil
+		}
+		last := items[len(items)-1]
+		if !p.ere && last.op == opRepeat && (p.s[p.i] == '*' || p.s[p.i+1] == '{') {
+			// glibc refuses a BRE * or \{ right after another repetition.
+			return nil, errBadRepeat
+		}
+		p.i += n
+		items[len(items)-1] = &reNode{op: opRepeat, subs: []*reNode{last}, min: min, max: max}
+		return nil, nil
+	}
+	c := p.s[p.i]
+	switch c {
+	case '.':
+		p.i++
+		return &reNode{op: opAny}, nil
+	case '[':
+		return p.bracket()
+	case '^':
+		if p.ere || start {
+			p.i++
+			return &reNode{op: opBOL}, nil
+		}
+		p.i++
+		return &reNode{op: opLit, r: '^'}, nil
+	case '$':
+		p.i++
+		if p.ere || p.i == len(p.s) || p.peekAlt() || strings.HasPrefix(p.s[p.i:], `\)`) {
+			return &reNode{op: opEOL}, nil
+		}
+		return &reNode{op: opLit, r: '$'}, nil
+	case '(':
+		if p.ere {
+			p.i++
+			return p.group()
+		}
+	case ')':
+		if p.ere {
+			return nil, errCloseParen
+		}
+	case '{':
+		if p.ere {
+			return nil, errBadRepeat
+		}
+	case '\\':
+		return p.escape()
+	}
+	r, size := utf8.DecodeRuneInString(p.s[p.i:])
+	if r == utf8.RuneError && size == 1 {
+		r = rune(p.s[p.i]) | rawByte
+	}
+	p.i += size
+	return &reNode{op: opLit, r: r}, nil
+}
+
+// rawByte marks a literal that is an invalid UTF-8 byte: it matches that
+// byte only.
+const rawByte = 0x40000000
+
+func (p *reParser) group() (*reNode, error) {
+	p.ngroups++
+	idx := p.ngroups
+	p.depth++
+	sub, err := p.alt()
+	p.depth--
+	if err != nil {
+		return nil, err
+	}
+	if p.ere {
+		if p.i >= len(p.s) || p.s[p.i] != ')' {
+			return nil, errOpenParen
+		}
+		p.i++
+	} else {
+		if !strings.HasPrefix(p.s[p.i:], `\)`) {
+			return nil, errOpenParen
+		}
+		p.i += 2
+	}
+	p.closed++
+	return &reNode{op: opGroup, n: idx, subs: []*reNode{sub}}, nil
+}
+
+func (p *reParser) escape() (*reNode, error) {
+	if p.i+1 >= len(p.s) {
+		return nil, errTrailing
+	}
+	c := p.s[p.i+1]
+	p.i += 2
+	switch c {
+	case '(':
+		if !p.ere {
+			return p.group()
+		}
+	case ')':
+		if !p.ere {
+			return nil, errCloseParen
+		}
+	case '{':
+		if !p.ere {
+			return nil, errBadRepeat
+		}
+	case '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		n := int(c - '0')
+		if n > p.closed {
+			return nil, errBackref
+		}
+		p.backref = true
+		return &reNode{op: opBackref, n: n}, nil
+	case 'w':
+		return &reNode{op: opClass, cls: &charClass{named: []string{"alnum"}, ranges: []rune{'_', '_'}}}, nil
+	case 'W':
+		return &reNode{op: opClass, cls: &charClass{neg: true, named: []string{"alnum"}, ranges: []rune{'_', '_'}}}, nil
+	case 's':
+		return &reNode{op: opClass, cls: &charClass{named: []string{"space"}}}, nil
+	case 'S':
+		return &reNode{op: opClass, cls: &charClass{neg: true, named: []string{"space"}}}, nil
+	case 'b':
+		return &reNode{op: opWordB}, nil
+	case 'B':
+		return &reNode{op: opNotWordB}, nil
+	case '<':
+		return &reNode{op: opWordStart}, nil
+	case '>':
+		return &reNode{op: opWordEnd}, nil
+	case '`':
+		return &reNode{op: opBufStart}, nil
+	case '\'':
+		return &reNode{op: opBufEnd}, nil
+	case 'n':
+		return &reNode{op: opLit, r: '\n'}, nil
+	}
+	r, size := utf8.DecodeRuneInString(p.s[p.i-1:])
+	if r == utf8.RuneError && size == 1 {
+		r = rune(c) | rawByte
+	}
+	p.i += size - 1
+	return &reNode{op: opLit, r: r}, nil
+}
+
+func (p *reParser) bracket() (*reNode, error) {
+	s := p.s
+	i := p.i + 1
+	cls := &charClass{}
+	if i < len(s) && s[i] == '^' {
+		cls.neg = true
+		i++
+	}
+	first := true
+	for {
+		if i >= len(s) {
+			return nil, errBracket
+		}
+		if s[i] == ']' && !first {
+			i++
+			break
+		}
+		first = false
+		var lo rune
+		if s[i] == '[' && i+1 < len(s) && (s[i+1] == ':' || s[i+1] == '=' || s[i+1] == '.') {
+			kind := s[i+1]
+			end := strings.Index(s[i+2:], string(kind)+"]")
+			if end < 0 {
+				return nil, errBracket
+			}
+			name := s[i+2 : i+2+end]
+			i += 2 + end + 2
+			switch kind {
+			case ':':
+				if !classNames[name] {
+					return nil, errClassName
+				}
+				cls.named = append(cls.named, name)
+				continue
+			case '=':
+				r, size := utf8.DecodeRuneInString(name)
+				if size == 0 || size != len(name) {
+					return nil, errCollateName
+				}
+				cls.ranges = append(cls.ranges, r, r)
+				continue
+			default:
+				r, ok := collatingElement(name)
+				if !ok {
+					return nil, errCollateName
+				}
+				lo = r
+			}
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				r = rune(s[i]) | rawByte
+			}
+			lo = r
+			i += size
+		}
+		hi := lo
+		if i+1 < len(s) && s[i] == '-' && s[i+1] != ']' {
+			i++
+			if s[i] == '[' && i+1 < len(s) && s[i+1] == '.' {
+				end := strings.Index(s[i+2:], ".]")
+				if end < 0 {
+					return nil, errBracket
+				}
+				r, ok := collatingElement(s[i+2 : i+2+end])
+				if !ok {
+					return nil, errCollateName
+				}
+				hi = r
+				i += 2 + end + 2
+			} else {
+				r, size := utf8.DecodeRuneInString(s[i:])
+				hi = r
+				i += size
+			}
+			if hi < lo {
+				return nil, errRangeEnd
+			}
+		}
+		cls.ranges = append(cls.ranges, lo, hi)
+	}
+	p.i = i
+	return &reNode{op: opClass, cls: cls}, nil
+}
+
+func collatingElement(name string) (rune, bool) {
+	r, size := utf8.DecodeRuneInString(name)
+	if size > 0 && size == len(name) {
+		return r, true
+	}
+	names := map[string]rune{
+		"NUL": 0, "tab": '\t', "newline": '\n', "space": ' ', "hyphen": '-', "hyphen-minus": '-',
+		"period": '.', "full-stop": '.', "slash": '/', "backslash": '\\', "underscore": '_',
+		"left-square-bracket": '[', "right-square-bracket": ']', "circumflex": '^', "tilde": '~',
+	}
+	r, ok := names[name]
+	return r, ok
+}
+
+// regex is one compiled regular expression of a script.
+type regex struct {
+	src     string
+	icase   bool
+	mline   bool
+	ngroups int
+	lit     []byte         // literal fast path: the pattern is this text
+	re      *regexp.Regexp // Go translation
+	bt      *backtracker   // for what Go regexp cannot express
+}
+
+// compileRegex compiles a GNU BRE (or ERE) with sed's I and M flags.
+func compileRegex(src string, ere, icase, mline bool) (*regex, error) {
+	tree, ngroups, backref, err := parseRegex(expandEscapes(src), ere)
+	if err != nil {
+		return nil, err
+	}
+	rx := &regex{src: src, icase: icase, mline: mline, ngroups: ngroups}
+	if lit, ok := literalOf(tree); ok && !icase && len(lit) > 0 {
+		rx.lit = lit
+		return rx, nil
+	}
+	if !backref {
+		if syntax, ok := toGo(tree, icase, mline); ok {
+			if re, err := regexp.Compile(syntax); err == nil {
+				re.Longest()
+				rx.re = re
+				return rx, nil
+			}
+		}
+	}
+	rx.bt = &backtracker{root: tree, ncap: 2 * (ngroups + 1), icase: icase, mline: mline}
+	return rx, nil
+}
+
+func literalOf(n *reNode) ([]byte, bool) {
+	switch n.op {
+	case opLit:
+		if n.r&rawByte != 0 {
+			return []byte{byte(n.r)}, true
+		}
+		return utf8.AppendRune(nil, n.r), true
+	case opConcat:
+		var out []byte
+		for _, s := range n.subs {
+			if s.op != opLit {
+				return nil, false
+			}
+			if s.r&rawByte != 0 {
+				out = append(out, byte(s.r))
+			} else {
+				out = utf8.AppendRune(out, s.r)
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// toGo writes the tree in Go regexp syntax; ok is false when Go cannot
+// express it (for example \< before a character that may not be a word
+// character).
+func toGo(n *reNode, icase, mline bool) (string, bool) {
+	var b strings.Builder
+	if icase {
+		b.WriteString("(?i)")
+	}
+	g := goWriter{b: &b, mline: mline}
+	g.write(n, nil, 0)
+	return b.String(), g.ok
+}
+
+type goWriter struct {
+	b     *strings.Builder
+	mline bool
+	ok    bool
+	bad   bool
+}
+
+func (g *goWriter) write(n *reNode, parent *reNode, idx int) {
+	if g.bad {
+		return
+	}
+	g.ok = true
+	b := g.b
+	switch n.op {
+	case opLit:
+		if n.r&rawByte != 0 {
+			// Go regexp cannot match one byte of an invalid sequence.
+			g.fail()
+			return
+		}
+		b.WriteString(regexp.QuoteMeta(string(n.r)))
+	case opAny:
+		if g.mline {
+			b.WriteString(`[^\n]`)
+		} else {
+			b.WriteString(`(?s:.)`)
+		}
+	case opClass:
+		g.class(n.cls)
+	case opBOL:
+		if g.mline {
+			b.WriteString(`(?m:^)`)
+		} else {
+			b.WriteString(`\A`)
+		}
+	case opEOL:
+		if g.mline {
+			b.WriteString(`(?m:$)`)
+		} else {
+			b.WriteString(`\z`)
+		}
+	case opBufStart:
+		b.WriteString(`\A`)
+	case opBufEnd:
+		b.WriteString(`\z`)
+	case opWordB:
+		b.WriteString(`\b`)
+	case opNotWordB:
+		b.WriteString(`\B`)
+	case opWordStart:
+		if parent == nil || parent.op != opConcat || idx+1 >= len(parent.subs) || !edgeIsWord(parent.subs[idx+1], true) {
+			g.fail()
+			return
+		}
+		b.WriteString(`\b`)
+	case opWordEnd:
+		if parent == nil || parent.op != opConcat || idx == 0 || !edgeIsWord(parent.subs[idx-1], false) {
+			g.fail()
+			return
+		}
+		b.WriteString(`\b`)
+	case opGroup:
+		b.WriteString("(")
+		g.write(n.subs[0], n, 0)
+		b.WriteString(")")
+	case opConcat:
+		for i, s := range n.subs {
+			g.write(s, n, i)
+		}
+	case opAlt:
+		b.WriteString("(?:")
+		for i, s := range n.subs {
+			if i > 0 {
+				b.WriteString("|")
+			}
+			g.write(s, n, i)
+		}
+		b.WriteString(")")
+	case opRepeat:
+		if n.min > 1000 || n.max > 1000 {
+			g.fail()
+			return
+		}
+		b.WriteString("(?:")
+		g.write(n.subs[0], n, 0)
+		b.WriteString(")")
+		switch {
+		case n.min == 0 && n.max == -1:
+			b.WriteString("*")
+		case n.min == 1 && n.max == -1:
+			b.WriteString("+")
+		case n.min == 0 && n.max == 1:
+			b.WriteString("?")
+		case n.max == -1:
+			b.WriteString("{" + strconv.Itoa(n.min) + ",}")
+		default:
+			b.WriteString("{" + strconv.Itoa(n.min) + "," + strconv.Itoa(n.max) + "}")
+		}
+	case opBackref:
+		g.fail()
+	case opEmpty:
+		b.WriteString("(?:)")
+	}
+	if g.bad {
+		g.ok = false
+	}
+}
+
+func (g *goWriter) fail() { g.bad, g.ok = true, false }
+
+func (g *goWriter) class(c *charClass) {
+	b := g.b
+	b.WriteString("[")
+	if c.neg {
+		b.WriteString("^")
+		if g.mline {
+			b.WriteString(`\n`)
+		}
+	}
+	for i := 0; i+1 < len(c.ranges); i += 2 {
+		lo, hi := c.ranges[i], c.ranges[i+1]
+		if lo&rawByte != 0 || hi&rawByte != 0 {
+			g.fail()
+			return
+		}
+		b.WriteString(quoteClassRune(lo))
+		if hi != lo {
+			b.WriteString("-")
+			b.WriteString(quoteClassRune(hi))
+		}
+	}
+	for _, name := range c.named {
+		b.WriteString(goClassBody(name))
+	}
+	if len(c.ranges) == 0 && len(c.named) == 0 {
+		// Cannot happen from the parser; keep the output valid anyway.
+		b.WriteString(`\x{10FFFF}`)
+	}
+	b.WriteString("]")
+}
+
+func quoteClassRune(r rune) string {
+	return `\x{` + strconv.FormatInt(int64(r), 16) + `}`
+}
+
+// edgeIsWord reports whether the first (or last) character n can match is
+// always a word character, which lets \< and \> become Go's \b.
+func edgeIsWord(n *reNode, first bool) bool {
+	switch n.op {
+	case opLit:
+		return n.r&rawByte == 0 && isASCIIWord(n.r)
+	case opClass:
+		c := n.cls
+		if c.neg {
+			return false
+		}
+		for i := 0; i+1 < len(c.ranges); i += 2 {
+			for r := c.ranges[i]; r <= c.ranges[i+1]; r++ {
+				if !isASCIIWord(r) {
+					return false
+				}
+			}
+		}
+		for _, name := range c.named {
+			if name != "digit" && name != "xdigit" {
+				return false
+			}
+		}
+		return true
+	case opGroup:
+		return edgeIsWord(n.subs[0], first)
+	case opRepeat:
+		return n.min >= 1 && edgeIsWord(n.subs[0], first)
+	case opConcat:
+		if first {
+			return edgeIsWord(n.subs[0], first)
+		}
+		return edgeIsWord(n.subs[len(n.subs)-1], first)
+	case opAlt:
+		for _, s := range n.subs {
+			if !edgeIsWord(s, first) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func isASCIIWord(r rune) bool {
+	return r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+}
+
+func isWordRune(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// match reports whether b holds a match (used by addresses).
+func (rx *regex) match(b []byte, stop func() bool) bool {
+	switch {
+	case rx.lit != nil:
+		return bytes.Contains(b, rx.lit)
+	case rx.re != nil:
+		return rx.re.Match(b)
+	}
+	var caps [2]int
+	return rx.bt.find(b, 0, caps[:], stop) && caps[0] >= 0
+}
+
+// eachMatch calls fn for successive matches of rx in b, as GNU sed's s///g
+// finds them (an empty match right after a match is skipped), until fn
+// returns false or limit matches were seen (limit < 0: no limit). caps is
+// scratch space of at least 2*(ngroups+1) ints.
+func (rx *regex) eachMatch(b []byte, limit int, caps []int, stop func() bool, fn func(caps []int) bool) error {
+	if limit == 0 {
+		return nil
+	}
+	switch {
+	case rx.lit != nil:
+		pos, seen := 0, 0
+		for pos <= len(b) {
+			i := bytes.Index(b[pos:], rx.lit)
+			if i < 0 {
+				return nil
+			}
+			caps[0], caps[1] = pos+i, pos+i+len(rx.lit)
+			pos = caps[1]
+			seen++
+			if !fn(caps) || seen == limit {
+				return nil
+			}
+		}
+		return nil
+	case rx.re != nil:
+		for _, m := range rx.re.FindAllSubmatchIndex(b, limit) {
+			if !fn(m) {
+				return nil
+			}
+		}
+		return nil
+	}
+	pos, seen, prevEnd := 0, 0, -1
+	for pos <= len(b) {
+		if !rx.bt.find(b, pos, caps, stop) {
+			if rx.bt.stopped {
+				return errStopped
+			}
+			return nil
+		}
+		start, end := caps[0], caps[1]
+		if start == end && start == prevEnd {
+			// An empty match abutting the previous match does not count.
+			if start >= len(b) {
+				return nil
+			}
+			_, size := utf8.DecodeRune(b[start:])
+			pos = start + size
+			continue
+		}
+		seen++
+		if !fn(caps) || seen == limit {
+			return nil
+		}
+		prevEnd = end
+		if end == start {
+			if end >= len(b) {
+				return nil
+			}
+			_, size := utf8.DecodeRune(b[end:])
+			pos = end + size
+		} else {
+			pos = end
+		}
+	}
+	return nil
+}
+
+var errStopped = errors.New("stopped")
