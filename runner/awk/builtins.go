@@ -1,0 +1,695 @@
+package awk
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// charLen counts characters (UTF-8), as gawk does in a UTF-8 locale.
+func charLen(s string) int {
+	if isASCII(s) {
+		return len(s)
+	}
+	return utf8.RuneCountInString(s)
+}
+
+// byteToChar converts a byte offset of s to a character offset.
+func byteToChar(s string, off int) int {
+	if isASCII(s[:off]) {
+		return off
+	}
+	return utf8.RuneCountInString(s[:off])
+}
+
+func (in *interp) builtin(e *builtinExpr) value {
+	args := e.args
+	switch e.name {
+	case "length":
+		if len(args) == 0 {
+			return num(float64(charLen(in.getRecord())))
+		}
+		if ve, ok := args[0].(*varExpr); ok && ve.v.kind == kindArray {
+			return num(float64(len(in.array(ve.v))))
+		}
+		return num(float64(charLen(in.toStr(in.eval(args[0])))))
+	case "substr":
+		s := in.toStr(in.eval(args[0]))
+		start := in.eval(args[1]).toNum()
+		length := math.Inf(1)
+		if len(args) == 3 {
+			length = in.eval(args[2]).toNum()
+			if !(length >= 1) {
+				return str("")
+			}
+		}
+		return str(substr(s, start, length))
+	case "index":
+		s := in.toStr(in.eval(args[0]))
+		t := in.toStr(in.eval(args[1]))
+		i := strings.Index(s, t)
+		if i < 0 {
+			return num(0)
+		}
+		return num(float64(byteToChar(s, i) + 1))
+	case "split":
+		return in.split(args)
+	case "sub", "gsub":
+		return in.sub(e.name == "gsub", args)
+	case "gensub":
+		return in.gensub(args)
+	case "match":
+		s := in.toStr(in.eval(args[0]))
+		re := in.regexOf(args[1])
+		loc := re.FindStringSubmatchIndex(s)
+		if len(args) == 3 {
+			arr := in.array(args[2].(*varExpr).v)
+			clear(arr)
+			if loc != nil {
+				for g := 0; g*2 < len(loc); g++ {
+					if loc[2*g] < 0 {
+						continue
+					}
+					k := strconv.Itoa(g)
+					arr[k] = input(s[loc[2*g]:loc[2*g+1]])
+					arr[k+in.subsep+"start"] = num(float64(byteToChar(s, loc[2*g]) + 1))
+					arr[k+in.subsep+"length"] = num(float64(charLen(s[loc[2*g]:loc[2*g+1]])))
+				}
+			}
+		}
+		if loc == nil {
+			in.rstart, in.rlength = 0, -1
+			return num(0)
+		}
+		in.rstart = float64(byteToChar(s, loc[0]) + 1)
+		in.rlength = float64(charLen(s[loc[0]:loc[1]]))
+		return num(in.rstart)
+	case "sprintf":
+		vals := make([]value, len(args)-1)
+		for i, a := range args[1:] {
+			vals[i] = in.eval(a)
+		}
+		return str(in.sprintf(in.toStr(in.eval(args[0])), vals))
+	case "tolower":
+		return str(strings.ToLower(in.toStr(in.eval(args[0]))))
+	case "toupper":
+		return str(strings.ToUpper(in.toStr(in.eval(args[0]))))
+	case "int":
+		return num(math.Trunc(in.eval(args[0]).toNum()))
+	case "sqrt":
+		x := in.eval(args[0]).toNum()
+		if x < 0 {
+			in.warnf("sqrt: called with negative argument %s", numToStr(x, "%.6g"))
+			return num(math.Copysign(math.NaN(), -1))
+		}
+		return num(math.Sqrt(x))
+	case "exp":
+		return num(math.Exp(in.eval(args[0]).toNum()))
+	case "log":
+		x := in.eval(args[0]).toNum()
+		if x < 0 {
+			in.warnf("log: received negative argument %s", numToStr(x, "%.6g"))
+			return num(math.Copysign(math.NaN(), -1))
+		}
+		return num(math.Log(x))
+	case "sin":
+		return num(math.Sin(in.eval(args[0]).toNum()))
+	case "cos":
+		return num(math.Cos(in.eval(args[0]).toNum()))
+	case "atan2":
+		y := in.eval(args[0]).toNum()
+		x := in.eval(args[1]).toNum()
+		return num(math.Atan2(y, x))
+	case "rand":
+		return num(in.rng.Float64())
+	case "srand":
+		prev := in.seed
+		if len(args) == 0 {
+			in.seed = float64(time.Now().Unix())
+		} else {
+			in.seed = in.eval(args[0]).toNum()
+		}
+		in.rng = rand.New(rand.NewSource(int64(in.seed)))
+		return num(prev)
+	case "system":
+		cmd := in.toStr(in.eval(args[0]))
+		in.streams.flushAll(in)
+		if strings.TrimSpace(cmd) == "" {
+			return num(0)
+		}
+		in.fatalf("system() runs host programs and is not available in wsfs")
+	case "close":
+		name := in.toStr(in.eval(args[0]))
+		if len(args) == 2 {
+			in.eval(args[1])
+		}
+		return num(float64(in.streams.close(in, name)))
+	case "fflush":
+		if len(args) == 0 {
+			in.streams.flushAll(in)
+			return num(0)
+		}
+		name := in.toStr(in.eval(args[0]))
+		return num(float64(in.streams.flush(in, name)))
+	case "systime":
+		return num(float64(time.Now().Unix()))
+	case "strftime":
+		format := "%a %b %e %H:%M:%S %Z %Y"
+		t := time.Now()
+		if len(args) >= 1 {
+			format = in.toStr(in.eval(args[0]))
+		}
+		if len(args) >= 2 {
+			t = time.Unix(int64(in.eval(args[1]).toNum()), 0)
+		}
+		if len(args) == 3 && in.eval(args[2]).toBool() {
+			t = t.UTC()
+		}
+		return str(strftime(format, t))
+	case "mktime":
+		return num(mktime(in.toStr(in.eval(args[0]))))
+	}
+	in.fatalf("internal error: unknown built-in %s", e.name)
+	return value{}
+}
+
+func substr(s string, start, length float64) string {
+	if !(start >= 1) {
+		start = 1
+	}
+	n := charLen(s)
+	if start > float64(n) {
+		return ""
+	}
+	from := int(start) - 1
+	to := n
+	if length < float64(n-from) {
+		to = from + int(length)
+	}
+	if to <= from {
+		return ""
+	}
+	if isASCII(s) {
+		return s[from:to]
+	}
+	rs := []rune(s)
+	return string(rs[from:to])
+}
+
+func (in *interp) split(args []expr) value {
+	s := in.toStr(in.eval(args[0]))
+	arr := in.array(args[1].(*varExpr).v)
+	var parts []value
+	if len(args) == 2 {
+		parts = in.splitInto(s, nil, in.fsMode, in.fs, in.fsRe, false)
+	} else if re, ok := args[2].(*regexExpr); ok {
+		parts = in.splitInto(s, nil, fsRegex, "", re.re, false)
+	} else {
+		fs := in.toStr(in.eval(args[2]))
+		switch {
+		case fs == " ":
+			parts = in.splitInto(s, nil, fsDefault, fs, nil, false)
+		case fs == "":
+			parts = in.splitInto(s, nil, fsChars, fs, nil, false)
+		case len(fs) == 1 && fs != "\\":
+			parts = in.splitInto(s, nil, fsByte, fs, nil, false)
+		default:
+			re, err := in.regexes.get(fs)
+			if err != nil {
+				in.fatalf("%v", err)
+			}
+			parts = in.splitInto(s, nil, fsRegex, fs, re, false)
+		}
+	}
+	clear(arr)
+	for i, p := range parts {
+		arr[strconv.Itoa(i+1)] = p
+	}
+	if len(args) == 4 {
+		clear(in.array(args[3].(*varExpr).v))
+	}
+	return num(float64(len(parts)))
+}
+
+// expandRepl expands a sub/gsub replacement for one match: "&" is the
+// match, "\&" a literal "&", "\\" a backslash (POSIX rules, as gawk).
+func expandRepl(b *strings.Builder, repl, match string) {
+	for i := 0; i < len(repl); i++ {
+		c := repl[i]
+		switch {
+		case c == '\\' && i+1 < len(repl) && (repl[i+1] == '&' || repl[i+1] == '\\'):
+			b.WriteByte(repl[i+1])
+			i++
+		case c == '&':
+			b.WriteString(match)
+		default:
+			b.WriteByte(c)
+		}
+	}
+}
+
+func (in *interp) sub(global bool, args []expr) value {
+	re := in.regexOf(args[0])
+	repl := in.toStr(in.eval(args[1]))
+	var target expr = &fieldExpr{index: &numExpr{0}}
+	if len(args) == 3 {
+		target = args[2]
+	}
+	s := in.toStr(in.eval(target))
+	var locs [][]int
+	if global {
+		locs = re.FindAllStringIndex(s, -1)
+	} else if loc := re.FindStringIndex(s); loc != nil {
+		locs = [][]int{loc}
+	}
+	if len(locs) == 0 {
+		return num(0)
+	}
+	var b strings.Builder
+	last := 0
+	for _, loc := range locs {
+		b.WriteString(s[last:loc[0]])
+		expandRepl(&b, repl, s[loc[0]:loc[1]])
+		last = loc[1]
+	}
+	b.WriteString(s[last:])
+	in.assign(target, str(b.String()))
+	return num(float64(len(locs)))
+}
+
+func (in *interp) gensub(args []expr) value {
+	re := in.regexOf(args[0])
+	repl := in.toStr(in.eval(args[1]))
+	howV := in.eval(args[2])
+	var s string
+	if len(args) == 4 {
+		s = in.toStr(in.eval(args[3]))
+	} else {
+		s = in.getRecord()
+	}
+	global := false
+	which := 1
+	if h := in.toStr(howV); len(h) > 0 && (h[0] == 'g' || h[0] == 'G') {
+		global = true
+	} else {
+		which = int(howV.toNum())
+		if which < 1 {
+			in.warnf("gensub: third argument `%s' treated as 1", h)
+			which = 1
+		}
+	}
+	all := re.FindAllStringSubmatchIndex(s, -1)
+	var b strings.Builder
+	last := 0
+	for n, loc := range all {
+		if !global && n+1 != which {
+			continue
+		}
+		b.WriteString(s[last:loc[0]])
+		for i := 0; i < len(repl); i++ {
+			c := repl[i]
+			switch {
+			case c == '\\' && i+1 < len(repl) && repl[i+1] >= '0' && repl[i+1] <= '9':
+				g := int(repl[i+1] - '0')
+				if 2*g < len(loc) && loc[2*g] >= 0 {
+					b.WriteString(s[loc[2*g]:loc[2*g+1]])
+				}
+				i++
+			case c == '\\' && i+1 < len(repl) && (repl[i+1] == '&' || repl[i+1] == '\\'):
+				b.WriteByte(repl[i+1])
+				i++
+			case c == '&':
+				b.WriteString(s[loc[0]:loc[1]])
+			default:
+				b.WriteByte(c)
+			}
+		}
+		last = loc[1]
+	}
+	b.WriteString(s[last:])
+	return str(b.String())
+}
+
+// sortKeys orders for-in keys: numbers first in numeric order, then strings.
+// POSIX leaves the order unspecified; a stable order makes output
+// reproducible.
+func sortKeys(keys []string) {
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		an, aok := smallInt(a)
+		bn, bok := smallInt(b)
+		switch {
+		case aok && bok:
+			return an < bn
+		case aok:
+			return true
+		case bok:
+			return false
+		}
+		return a < b
+	})
+}
+
+// ---- printf ----
+
+func (in *interp) sprintf(format string, args []value) string {
+	var b strings.Builder
+	ai := 0
+	nextArg := func() value {
+		if ai >= len(args) {
+			in.fatalf("not enough arguments to satisfy format string\n\t`%s'", format)
+		}
+		v := args[ai]
+		ai++
+		return v
+	}
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		if c != '%' {
+			b.WriteByte(c)
+			continue
+		}
+		start := i
+		i++
+		var flags strings.Builder
+		for i < len(format) && strings.IndexByte("-+ #0", format[i]) >= 0 {
+			flags.WriteByte(format[i])
+			i++
+		}
+		width, prec := -1, -1
+		if i < len(format) && format[i] == '*' {
+			width = int(nextArg().toNum())
+			if width < 0 {
+				flags.WriteByte('-')
+				width = -width
+			}
+			i++
+		} else {
+			for i < len(format) && isDigit(format[i]) {
+				if width < 0 {
+					width = 0
+				}
+				width = width*10 + int(format[i]-'0')
+				i++
+			}
+		}
+		if i < len(format) && format[i] == '.' {
+			i++
+			prec = 0
+			if i < len(format) && format[i] == '*' {
+				prec = int(nextArg().toNum())
+				if prec < 0 {
+					prec = -1
+				}
+				i++
+			} else {
+				for i < len(format) && isDigit(format[i]) {
+					prec = prec*10 + int(format[i]-'0')
+					i++
+				}
+			}
+		}
+		// Length modifiers are accepted and ignored, as gawk does.
+		for i < len(format) && strings.IndexByte("hlLqjzt", format[i]) >= 0 {
+			i++
+		}
+		if i >= len(format) {
+			b.WriteString(format[start:])
+			break
+		}
+		verb := format[i]
+		fl := flags.String()
+		spec := func(v byte) string {
+			s := "%" + fl
+			if width >= 0 {
+				s += strconv.Itoa(width)
+			}
+			if prec >= 0 {
+				s += "." + strconv.Itoa(prec)
+			}
+			return s + string(v)
+		}
+		switch verb {
+		case '%':
+			b.WriteByte('%')
+		case 'd', 'i':
+			n := math.Trunc(nextArg().toNum())
+			b.WriteString(formatInt(n, fl, width, prec, spec))
+		case 'o', 'x', 'X', 'u':
+			n := math.Trunc(nextArg().toNum())
+			if math.IsInf(n, 0) || math.IsNaN(n) || math.Abs(n) >= 1<<64 {
+				b.WriteString(formatFloat(n, 'g', fl, width, prec, spec))
+				break
+			}
+			var u uint64
+			if n < 0 {
+				u = uint64(int64(n))
+			} else {
+				u = uint64(n)
+			}
+			v := verb
+			if v == 'u' {
+				v = 'd'
+			}
+			if u == 0 {
+				fl = strings.ReplaceAll(fl, "#", "")
+			}
+			fl = strings.ReplaceAll(strings.ReplaceAll(fl, "+", ""), " ", "")
+			b.WriteString(fmt.Sprintf(spec(v), u))
+		case 'e', 'E', 'f', 'F', 'g', 'G':
+			b.WriteString(formatFloat(nextArg().toNum(), verb, fl, width, prec, spec))
+		case 'c':
+			v := nextArg()
+			var s string
+			if v.k == kNum {
+				r := rune(int64(v.n))
+				if r < 0 || r > utf8.MaxRune {
+					s = string([]byte{byte(int64(v.n))})
+				} else {
+					s = string(r)
+				}
+			} else {
+				str := in.toStr(v)
+				if str != "" {
+					_, size := utf8.DecodeRuneInString(str)
+					s = str[:size]
+				}
+			}
+			prec = -1
+			b.WriteString(fmt.Sprintf(spec('s'), s))
+		case 's':
+			v := nextArg()
+			s := in.toStr(v)
+			b.WriteString(fmt.Sprintf(spec('s'), s))
+		default:
+			// Not a conversion: gawk prints the text as it is.
+			b.WriteString(format[start : i+1])
+		}
+	}
+	return b.String()
+}
+
+func formatInt(n float64, fl string, width, prec int, spec func(byte) string) string {
+	if math.IsInf(n, 0) || math.IsNaN(n) {
+		return formatFloat(n, 'f', fl, width, prec, spec)
+	}
+	if math.Abs(n) < 1<<63 {
+		return fmt.Sprintf(spec('d'), int64(n))
+	}
+	// Too big for int64: print the exact integer the double holds.
+	digits := strconv.FormatFloat(math.Abs(n), 'f', 0, 64)
+	sign := ""
+	switch {
+	case n < 0:
+		sign = "-"
+	case strings.Contains(fl, "+"):
+		sign = "+"
+	case strings.Contains(fl, " "):
+		sign = " "
+	}
+	return pad(sign+digits, fl, width)
+}
+
+func pad(s, fl string, width int) string {
+	n := charLen(s)
+	if width <= n {
+		return s
+	}
+	if strings.Contains(fl, "-") {
+		return s + strings.Repeat(" ", width-n)
+	}
+	return strings.Repeat(" ", width-n) + s
+}
+
+func formatFloat(n float64, verb byte, fl string, width, prec int, spec func(byte) string) string {
+	if math.IsInf(n, 0) || math.IsNaN(n) {
+		s := "inf"
+		if math.IsNaN(n) {
+			s = "nan"
+		}
+		if verb == 'E' || verb == 'F' || verb == 'G' {
+			s = strings.ToUpper(s)
+		}
+		switch {
+		case math.Signbit(n):
+			s = "-" + s
+		case strings.Contains(fl, "+"):
+			s = "+" + s
+		case strings.Contains(fl, " "):
+			s = " " + s
+		}
+		return pad(s, fl, width)
+	}
+	if prec < 0 {
+		prec = 6
+	}
+	if verb == 'g' || verb == 'G' {
+		// Go's %g differs from C's (exponent threshold, "#"): build it here.
+		s := formatG(math.Abs(n), prec, strings.Contains(fl, "#"), verb == 'G')
+		sign := ""
+		switch {
+		case math.Signbit(n):
+			sign = "-"
+		case strings.Contains(fl, "+"):
+			sign = "+"
+		case strings.Contains(fl, " "):
+			sign = " "
+		}
+		if strings.Contains(fl, "0") && !strings.Contains(fl, "-") && width > len(sign)+len(s) {
+			return sign + strings.Repeat("0", width-len(sign)-len(s)) + s
+		}
+		return pad(sign+s, fl, width)
+	}
+	return fmt.Sprintf(spec(verb), n)
+}
+
+// sprintfNums formats one number with a CONVFMT/OFMT-style format.
+func sprintfNums(format string, n float64) string {
+	in := &interp{convfmt: "%.6g"}
+	defer func() { _ = recover() }()
+	return in.sprintf(format, []value{num(n)})
+}
+
+// ---- time ----
+
+func strftime(format string, t time.Time) string {
+	var b strings.Builder
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		if c != '%' || i+1 >= len(format) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch format[i] {
+		case 'Y':
+			b.WriteString(strconv.Itoa(t.Year()))
+		case 'C':
+			fmt.Fprintf(&b, "%02d", t.Year()/100)
+		case 'y':
+			fmt.Fprintf(&b, "%02d", t.Year()%100)
+		case 'm':
+			fmt.Fprintf(&b, "%02d", int(t.Month()))
+		case 'd':
+			fmt.Fprintf(&b, "%02d", t.Day())
+		case 'e':
+			fmt.Fprintf(&b, "%2d", t.Day())
+		case 'H':
+			fmt.Fprintf(&b, "%02d", t.Hour())
+		case 'I':
+			h := t.Hour() % 12
+			if h == 0 {
+				h = 12
+			}
+			fmt.Fprintf(&b, "%02d", h)
+		case 'M':
+			fmt.Fprintf(&b, "%02d", t.Minute())
+		case 'S':
+			fmt.Fprintf(&b, "%02d", t.Second())
+		case 'j':
+			fmt.Fprintf(&b, "%03d", t.YearDay())
+		case 'a':
+			b.WriteString(t.Format("Mon"))
+		case 'A':
+			b.WriteString(t.Format("Monday"))
+		case 'b', 'h':
+			b.WriteString(t.Format("Jan"))
+		case 'B':
+			b.WriteString(t.Format("January"))
+		case 'p':
+			b.WriteString(t.Format("PM"))
+		case 'Z':
+			b.WriteString(t.Format("MST"))
+		case 'z':
+			b.WriteString(t.Format("-0700"))
+		case 's':
+			b.WriteString(strconv.FormatInt(t.Unix(), 10))
+		case 'u':
+			wd := int(t.Weekday())
+			if wd == 0 {
+				wd = 7
+			}
+			b.WriteString(strconv.Itoa(wd))
+		case 'w':
+			b.WriteString(strconv.Itoa(int(t.Weekday())))
+		case 'D':
+			b.WriteString(strftime("%m/%d/%y", t))
+		case 'F':
+			b.WriteString(strftime("%Y-%m-%d", t))
+		case 'T':
+			b.WriteString(strftime("%H:%M:%S", t))
+		case 'R':
+			b.WriteString(strftime("%H:%M", t))
+		case 'c':
+			b.WriteString(strftime("%a %b %e %H:%M:%S %Y", t))
+		case 'x':
+			b.WriteString(strftime("%m/%d/%y", t))
+		case 'X':
+			b.WriteString(strftime("%H:%M:%S", t))
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case '%':
+			b.WriteByte('%')
+		default:
+			b.WriteByte('%')
+			b.WriteByte(format[i])
+		}
+	}
+	return b.String()
+}
+
+func mktime(spec string) float64 {
+	f := strings.Fields(spec)
+	if len(f) < 6 {
+		return -1
+	}
+	var n [6]int
+	for i := 0; i < 6; i++ {
+		v, err := strconv.Atoi(f[i])
+		if err != nil {
+			return -1
+		}
+		n[i] = v
+	}
+	t := time.Date(n[0], time.Month(n[1]), n[2], n[3], n[4], n[5], 0, time.Local)
+	return float64(t.Unix())
+}
+
+var _ = regexp.MustCompile

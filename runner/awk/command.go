@@ -1,0 +1,383 @@
+package awk
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"math/rand"
+	"strconv"
+	"strings"
+
+	"github.com/wsfs/wsfs/runner/command"
+)
+
+// Commands returns the runner's awk commands: awk and its alias gawk.
+func Commands() []command.Spec {
+	flags := []string{"-F FS", "-v VAR=VALUE", "-f PROGFILE", "-e PROGRAM", "--"}
+	return []command.Spec{
+		{Name: "awk", Summary: "pattern scanning and text processing language (POSIX awk with gawk extensions)", Flags: flags, Func: Main},
+		{Name: "gawk", Summary: "alias of awk", Flags: flags, Func: Main},
+	}
+}
+
+const usage = `Usage: awk [POSIX or GNU style options] -f progfile [--] file ...
+Usage: awk [POSIX or GNU style options] [--] 'program' file ...
+POSIX options:		GNU long options: (standard)
+	-f progfile		--file=progfile
+	-F fs			--field-separator=fs
+	-v var=val		--assign=var=val
+	-e 'program-text'	--source='program-text'
+`
+
+// source is one piece of program text and where it came from.
+type source struct {
+	name string // "cmd. line" or the progfile's name
+	text string
+}
+
+// Main is the awk command.
+func Main(ctx context.Context, env *command.Env) int {
+	name := env.Name()
+	if name == "" {
+		name = "awk"
+	}
+	var (
+		fs       *string
+		assigns  []string
+		sources  []source
+		haveProg bool
+	)
+	args := env.Args[1:]
+	i := 0
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(env.Stderr, "%s: %s\n", name, fmt.Sprintf(format, a...))
+		io.WriteString(env.Stderr, strings.ReplaceAll(usage, "awk", name))
+		return 2
+	}
+	optArg := func(opt string) (string, bool) {
+		a := args[i]
+		if strings.HasPrefix(a, "--") {
+			if _, v, ok := strings.Cut(a, "="); ok {
+				return v, true
+			}
+		} else if len(a) > 2 {
+			return a[2:], true
+		}
+		if i+1 >= len(args) {
+			return "", false
+		}
+		i++
+		return args[i], true
+	}
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			i++
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			break
+		}
+		long := func(n string) bool { return a == n || strings.HasPrefix(a, n+"=") }
+		switch {
+		case strings.HasPrefix(a, "-F") && !strings.HasPrefix(a, "--"), long("--field-separator"):
+			v, ok := optArg("F")
+			if !ok {
+				return usageErr("option requires an argument -- F")
+			}
+			fs = &v
+		case strings.HasPrefix(a, "-v") && !strings.HasPrefix(a, "--"), long("--assign"):
+			v, ok := optArg("v")
+			if !ok {
+				return usageErr("option requires an argument -- v")
+			}
+			if _, _, ok := commandLineAssignment(v); !ok {
+				fmt.Fprintf(env.Stderr, "%s: fatal: `%s' is not a legal variable name\n", name, strings.SplitN(v, "=", 2)[0])
+				return 2
+			}
+			assigns = append(assigns, v)
+		case strings.HasPrefix(a, "-f") && !strings.HasPrefix(a, "--"), long("--file"):
+			v, ok := optArg("f")
+			if !ok {
+				return usageErr("option requires an argument -- f")
+			}
+			text, err := readProgFile(env, v)
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "%s: fatal: can't open source file `%s' for reading: %s\n", name, v, command.Strerror(err))
+				return 2
+			}
+			sources = append(sources, source{name: v, text: text})
+			haveProg = true
+		case strings.HasPrefix(a, "-e") && !strings.HasPrefix(a, "--"), long("--source"):
+			v, ok := optArg("e")
+			if !ok {
+				return usageErr("option requires an argument -- e")
+			}
+			sources = append(sources, source{name: "cmd. line", text: v})
+			haveProg = true
+		case a == "--version" || a == "-V":
+			fmt.Fprintf(env.Stdout, "%s (wsfs) — POSIX awk with gawk extensions, written in Go\n", name)
+			return 0
+		case a == "--help" || a == "-h":
+			io.WriteString(env.Stdout, strings.ReplaceAll(usage, "awk", name))
+			return 0
+		case a == "--posix" || a == "-P" || a == "--traditional" || a == "-c" || a == "--re-interval" || a == "-r" || a == "-b" || a == "--characters-as-bytes" && false:
+			// Accepted for compatibility; wsfs awk has one dialect.
+		default:
+			if strings.HasPrefix(a, "--") {
+				return usageErr("unrecognized option '%s'", a)
+			}
+			return usageErr("invalid option -- '%s'", a[1:2])
+		}
+	}
+	operands := args[i:]
+	if !haveProg {
+		if len(operands) == 0 {
+			io.WriteString(env.Stderr, strings.ReplaceAll(usage, "awk", name))
+			return 2
+		}
+		sources = append(sources, source{name: "cmd. line", text: operands[0]})
+		operands = operands[1:]
+	}
+	var text strings.Builder
+	for _, s := range sources {
+		text.WriteString(s.text)
+		if !strings.HasSuffix(s.text, "\n") {
+			text.WriteByte('\n')
+		}
+	}
+	prog, err := parse(text.String())
+	if err != nil {
+		return reportParseError(env, name, sources, err)
+	}
+	in := newInterp(ctx, env, name, prog, operands)
+	return in.run(fs, assigns)
+}
+
+func readProgFile(env *command.Env, name string) (string, error) {
+	if name == "-" || name == "/dev/stdin" {
+		if env.Stdin == nil {
+			return "", nil
+		}
+		b, err := io.ReadAll(env.Stdin)
+		return string(b), err
+	}
+	f, err := env.FS.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	return string(b), err
+}
+
+// reportParseError prints a syntax error the way gawk does, with the
+// source line and a caret, and returns gawk's status for it.
+func reportParseError(env *command.Env, name string, sources []source, err error) int {
+	fe, ok := err.(*fatalError)
+	if ok {
+		fmt.Fprintf(env.Stderr, "%s: fatal: %s\n", name, fe.msg)
+		return 2
+	}
+	se, ok := err.(*syntaxError)
+	if !ok {
+		fmt.Fprintf(env.Stderr, "%s: %v\n", name, err)
+		return 2
+	}
+	// Find which source and line the offset falls in.
+	pos := se.pos
+	src := sources[len(sources)-1]
+	for _, s := range sources {
+		n := len(s.text)
+		if !strings.HasSuffix(s.text, "\n") {
+			n++
+		}
+		if pos < n {
+			src = s
+			break
+		}
+		pos -= n
+	}
+	if pos > len(src.text) {
+		pos = len(src.text)
+	}
+	lineNo := strings.Count(src.text[:pos], "\n") + 1
+	lineStart := strings.LastIndexByte(src.text[:pos], '\n') + 1
+	lineEnd := strings.IndexByte(src.text[lineStart:], '\n')
+	line := src.text[lineStart:]
+	if lineEnd >= 0 {
+		line = src.text[lineStart : lineStart+lineEnd]
+	}
+	prefix := fmt.Sprintf("%s: %s:%d: ", name, src.name, lineNo)
+	fmt.Fprintf(env.Stderr, "%s%s\n", prefix, line)
+	fmt.Fprintf(env.Stderr, "%s%s^ %s\n", prefix, strings.Repeat(" ", pos-lineStart), se.msg)
+	return 1
+}
+
+func newInterp(ctx context.Context, env *command.Env, name string, prog *program, operands []string) *interp {
+	in := &interp{
+		ctx: ctx, env: env, name: name, prog: prog,
+		fs: " ", ofs: " ", ors: "\n", rs: "\n", subsep: "\x1c",
+		convfmt: "%.6g", ofmt: "%.6g",
+		rstart: 0, rlength: -1,
+		streams: newStreams(),
+		rng:     rand.New(rand.NewSource(0)),
+	}
+	in.out = bufio.NewWriterSize(env.Stdout, 64*1024)
+	in.globals = make([]value, len(prog.globals))
+	in.garrs = make([]map[string]value, len(prog.globals))
+	for _, g := range prog.globals {
+		if g.kind == kindArray {
+			in.garrs[g.index] = map[string]value{}
+		}
+	}
+	argv := in.garrs[prog.globalMap["ARGV"].index]
+	argv["0"] = str(name)
+	for i, op := range operands {
+		argv[strconv.Itoa(i+1)] = input(op)
+	}
+	in.argc = num(float64(len(operands) + 1))
+	environ := in.garrs[prog.globalMap["ENVIRON"].index]
+	for _, kv := range env.Environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			environ[k] = input(v)
+		}
+	}
+	in.input.argIndex = 1
+	in.fieldsValid = true
+	return in
+}
+
+func (in *interp) warnf(format string, a ...any) {
+	in.out.Flush()
+	fmt.Fprintf(in.env.Stderr, "%s: warning: %s\n", in.name, fmt.Sprintf(format, a...))
+}
+
+// run executes the program and returns the exit status.
+func (in *interp) run(fs *string, assigns []string) (status int) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(*fatal)
+			if !ok {
+				f = &fatal{msg: fmt.Sprintf("internal error: %v", r)}
+			}
+			in.out.Flush()
+			fmt.Fprintf(in.env.Stderr, "%s: fatal: %s\n", in.name, f.msg)
+			status = 2
+		}
+	}()
+	if fs != nil {
+		v := *fs
+		if v == "t" {
+			v = "\t"
+		}
+		in.setFS(processEscapes(v))
+	}
+	for _, a := range assigns {
+		name, val, _ := commandLineAssignment(a)
+		in.assignVar(name, val)
+	}
+	exiting := false
+	in.input.inBegin = true
+	for _, b := range in.prog.begins {
+		if in.action(b) == ctrlExit {
+			exiting = true
+			break
+		}
+	}
+	in.input.inBegin = false
+	if !exiting && (len(in.prog.rules) > 0 || len(in.prog.ends) > 0) {
+		exiting = in.mainLoop()
+	}
+	in.inEnd = true
+	if !exiting || !in.exitFromEnd() {
+		for _, b := range in.prog.ends {
+			if in.action(b) == ctrlExit {
+				break
+			}
+		}
+	}
+	in.streams.closeAll(in)
+	if err := in.out.Flush(); err != nil {
+		fmt.Fprintf(in.env.Stderr, "%s: write failure: %s\n", in.name, command.Strerror(err))
+		return 2
+	}
+	return in.exitCode
+}
+
+// exitFromEnd is false: an exit in BEGIN or a rule still runs END.
+func (in *interp) exitFromEnd() bool { return false }
+
+// action runs a BEGIN/END body, turning a jump out of a function into its ctrl.
+func (in *interp) action(body []stmt) (c ctrl) {
+	defer func() {
+		if r := recover(); r != nil {
+			j, ok := r.(jump)
+			if !ok {
+				panic(r)
+			}
+			c = j.c
+		}
+	}()
+	return in.execBlock(body)
+}
+
+func (in *interp) mainLoop() (exiting bool) {
+	rules := in.prog.rules
+	for {
+		rec, ok := in.nextMainRecord()
+		if !ok {
+			return false
+		}
+		in.setRecord(rec)
+		for _, r := range rules {
+			c := in.rule(r)
+			if c == ctrlNone {
+				continue
+			}
+			if c == ctrlExit {
+				return true
+			}
+			if c == ctrlNextFile {
+				in.closeMainFile()
+			}
+			break
+		}
+	}
+}
+
+func (in *interp) rule(r *rule) (c ctrl) {
+	defer func() {
+		if rec := recover(); rec != nil {
+			j, ok := rec.(jump)
+			if !ok {
+				panic(rec)
+			}
+			c = j.c
+		}
+	}()
+	if r.pattern != nil {
+		if r.pattern2 == nil {
+			if !in.eval(r.pattern).toBool() {
+				return ctrlNone
+			}
+		} else if !r.inRange {
+			if !in.eval(r.pattern).toBool() {
+				return ctrlNone
+			}
+			r.inRange = !in.eval(r.pattern2).toBool()
+		} else if in.eval(r.pattern2).toBool() {
+			r.inRange = false
+		}
+	}
+	if !r.hasBody {
+		in.out.WriteString(in.getRecord())
+		in.out.WriteString(in.ors)
+		if err := writerErr(in.out); err != nil {
+			in.fatalf("print to \"standard output\" failed (%s)", command.Strerror(err))
+		}
+		return ctrlNone
+	}
+	return in.execBlock(r.body)
+}
