@@ -1,0 +1,353 @@
+package grep
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/wsfs/wsfs/runner/internal/gnuregex"
+)
+
+// engine decides which records match and where. It runs Go's regexp when
+// the patterns allow it and gnuregex's backtracker when they use
+// back-references; a literal every match must contain is searched first
+// with bytes.Index, so most of a file is never seen by a regexp.
+type engine struct {
+	eol       byte
+	none      bool // no pattern at all: nothing matches
+	word      bool
+	wholeLine bool
+
+	lineRE   *regexp.Regexp // matches a record (wrapped for -w / -x)
+	plainRE  *regexp.Regexp // the patterns alone, for -o
+	wordRE2  *regexp.Regexp // -w continuation: a non-word char, then the pattern
+	bufRE    *regexp.Regexp // lineRE when it can run over many records at once
+	bt       *gnuregex.Matcher
+	literal  []byte // every match contains it
+	litExact bool   // finding literal is the whole test
+}
+
+// newEngine compiles o's patterns. Errors are GNU's messages.
+func newEngine(o *options) (*engine, []string, error) {
+	e := &engine{eol: '\n', word: o.word && !o.wholeLine, wholeLine: o.wholeLine}
+	if o.nullData {
+		e.eol = 0
+	}
+	if len(o.patterns) == 0 {
+		e.none = true
+		return e, nil, nil
+	}
+	if o.matcher == matchPerl {
+		return e, nil, e.compilePerl(o)
+	}
+	opts := gnuregex.Options{IgnoreCase: o.ignoreCase, NULData: o.nullData, Syntax: gnuregex.BRE}
+	if o.matcher == matchERE {
+		opts.Syntax = gnuregex.ERE
+	}
+	var pats []*gnuregex.Pattern
+	var warnings []string
+	for _, s := range o.patterns {
+		if o.matcher == matchFixed {
+			pats = append(pats, gnuregex.Literal(s, opts))
+			continue
+		}
+		p, err := gnuregex.Parse(s, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		warnings = append(warnings, p.Warnings()...)
+		pats = append(pats, p)
+	}
+	p := gnuregex.Alternate(pats...)
+	if lit := p.RequiredLiteral(); lit != "" {
+		e.literal = []byte(lit)
+		e.litExact = o.matcher == matchFixed && len(o.patterns) == 1 && !o.ignoreCase && !e.word && !e.wholeLine
+	}
+	flags, expr, ok := p.GoSyntaxParts(false)
+	if ok {
+		if err := e.compileGo(flags, expr, true); err == nil {
+			if p.BufferSafe() {
+				e.bufRE = e.lineRE
+			}
+			return e, warnings, nil
+		}
+	}
+	e.bt = p.NewMatcher()
+	return e, warnings, nil
+}
+
+func (e *engine) compilePerl(o *options) error {
+	if len(o.patterns) > 1 {
+		return fmt.Errorf("the -P option only supports a single pattern")
+	}
+	if _, err := regexp.Compile(o.patterns[0]); err != nil {
+		return fmt.Errorf("-P supports only Go's RE2 syntax (no lookaround, back-references, atomic or possessive groups): %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	flags := ""
+	if o.ignoreCase {
+		flags = "(?i)"
+	}
+	return e.compileGo(flags, "(?:"+o.patterns[0]+")", false)
+}
+
+// compileGo builds the regexps of one Go expression; longest selects
+// POSIX leftmost-longest matching (all but -P).
+func (e *engine) compileGo(flags, expr string, longest bool) error {
+	nonWord := fmt.Sprintf(`[^\p{L}\p{Nd}_\x%02x]`, e.eol)
+	compile := func(src string) (*regexp.Regexp, error) {
+		re, err := regexp.Compile(src)
+		if err != nil {
+			return nil, err
+		}
+		if longest {
+			re.Longest()
+		}
+		return re, nil
+	}
+	var err error
+	if e.plainRE, err = compile(flags + expr); err != nil {
+		return err
+	}
+	switch {
+	case e.wholeLine:
+		e.lineRE, err = compile(flags + "^(?:" + expr + ")$")
+	case e.word:
+		if e.lineRE, err = compile(flags + "(?:^|" + nonWord + ")(" + expr + ")(?:" + nonWord + "|$)"); err != nil {
+			return err
+		}
+		e.wordRE2, err = compile(flags + nonWord + "(" + expr + ")(?:" + nonWord + "|$)")
+	default:
+		e.lineRE = e.plainRE
+	}
+	return err
+}
+
+// matchLine reports whether one record (without its terminator) matches.
+func (e *engine) matchLine(ctx context.Context, line []byte) (bool, error) {
+	switch {
+	case e.none:
+		return false, nil
+	case e.litExact:
+		return bytes.Contains(line, e.literal), nil
+	case e.literal != nil && !bytes.Contains(line, e.literal):
+		return false, nil
+	case e.lineRE != nil:
+		return e.lineRE.Match(line), nil
+	case e.wholeLine:
+		found := false
+		err := e.bt.Ends(ctx, line, 0, func(end int) bool {
+			found = end == len(line)
+			return found
+		})
+		return found, err
+	case e.word:
+		s, _, err := e.btWordAt(ctx, line, 0)
+		return s >= 0, err
+	}
+	return e.bt.Match(ctx, line)
+}
+
+// btWordAt finds, by backtracking, the leftmost match at or after pos
+// that is a whole word (GNU's -w: no word character right before or
+// after it), preferring the longest at that start.
+func (e *engine) btWordAt(ctx context.Context, line []byte, pos int) (int, int, error) {
+	for s := pos; s <= len(line); s = nextRune(line, s) {
+		if s > 0 && isWordBefore(line, s) {
+			continue
+		}
+		best := -1
+		err := e.bt.Ends(ctx, line, s, func(end int) bool {
+			if end > best && !isWordAt(line, end) {
+				best = end
+			}
+			return best == len(line)
+		})
+		if err != nil {
+			return -1, -1, err
+		}
+		if best >= 0 {
+			return s, best, nil
+		}
+	}
+	return -1, -1, nil
+}
+
+func nextRune(b []byte, i int) int {
+	if i >= len(b) {
+		return i + 1
+	}
+	_, n := utf8.DecodeRune(b[i:])
+	return i + n
+}
+
+// isWordRune is GNU's word constituent: a letter, a digit or "_".
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.Is(unicode.Nd, r)
+}
+
+func isWordBefore(b []byte, i int) bool {
+	if i <= 0 {
+		return false
+	}
+	r, _ := utf8.DecodeLastRune(b[:i])
+	return isWordRune(r)
+}
+
+func isWordAt(b []byte, i int) bool {
+	if i >= len(b) {
+		return false
+	}
+	r, _ := utf8.DecodeRune(b[i:])
+	return isWordRune(r)
+}
+
+// eachMatch calls visit with every non-empty match of one selected
+// record, as -o prints them, until visit returns false.
+func (e *engine) eachMatch(ctx context.Context, line []byte, visit func(s, end int) bool) error {
+	if e.none {
+		return nil
+	}
+	if e.wholeLine {
+		if len(line) > 0 {
+			visit(0, len(line))
+		}
+		return nil
+	}
+	if e.lineRE != nil && !e.word {
+		for _, m := range e.plainRE.FindAllIndex(line, -1) {
+			if m[1] > m[0] && !visit(m[0], m[1]) {
+				return nil
+			}
+		}
+		return nil
+	}
+	pos := 0
+	for pos <= len(line) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s, end, err := e.nextWordOrMatch(ctx, line, pos)
+		if err != nil || s < 0 {
+			return err
+		}
+		if end > s {
+			if !visit(s, end) {
+				return nil
+			}
+			pos = end
+		} else {
+			pos = nextRune(line, end)
+		}
+	}
+	return nil
+}
+
+func (e *engine) nextWordOrMatch(ctx context.Context, line []byte, pos int) (int, int, error) {
+	if e.lineRE != nil { // -w on Go's regexp
+		if pos == 0 {
+			if m := e.lineRE.FindSubmatchIndex(line); m != nil {
+				return m[2], m[3], nil
+			}
+			return -1, -1, nil
+		}
+		if m := e.wordRE2.FindSubmatchIndex(line[pos-1:]); m != nil {
+			return m[2] + pos - 1, m[3] + pos - 1, nil
+		}
+		return -1, -1, nil
+	}
+	if e.word {
+		return e.btWordAt(ctx, line, pos)
+	}
+	m, err := e.bt.FindAt(ctx, line, pos)
+	if err != nil || m == nil {
+		return -1, -1, err
+	}
+	return m[0], m[1], nil
+}
+
+// nextMatch returns the bounds [ls, le) of the first matching record in
+// buf[from:lim] (le is the terminator's index, or lim), or ls -1. The
+// span must hold whole records.
+func (e *engine) nextMatch(ctx context.Context, buf []byte, from, lim int) (int, int, error) {
+	if e.none {
+		return -1, -1, nil
+	}
+	for from < lim {
+		if err := ctx.Err(); err != nil {
+			return -1, -1, err
+		}
+		var at int
+		switch {
+		case e.literal != nil:
+			i := bytes.Index(buf[from:lim], e.literal)
+			if i < 0 {
+				return -1, -1, nil
+			}
+			at = from + i
+		case e.bufRE != nil:
+			m := e.bufRE.FindIndex(buf[from:lim])
+			if m == nil {
+				return -1, -1, nil
+			}
+			at = from + m[0]
+			if at == lim && buf[lim-1] == e.eol {
+				return -1, -1, nil // the empty "line" after the last terminator
+			}
+		default:
+			return e.nextMatchByLine(ctx, buf, from, lim)
+		}
+		ls := bytes.LastIndexByte(buf[from:at], e.eol) + 1 + from
+		le := bytes.IndexByte(buf[at:lim], e.eol)
+		if le < 0 {
+			le = lim
+		} else {
+			le += at
+		}
+		if e.litExact || e.bufRE != nil && e.literal == nil {
+			return ls, le, nil
+		}
+		ok, err := e.matchLine(ctx, buf[ls:le])
+		if err != nil {
+			return -1, -1, err
+		}
+		if ok {
+			return ls, le, nil
+		}
+		from = le + 1
+	}
+	return -1, -1, nil
+}
+
+func (e *engine) nextMatchByLine(ctx context.Context, buf []byte, from, lim int) (int, int, error) {
+	n := 0
+	for from < lim {
+		n++
+		if n&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return -1, -1, err
+			}
+		}
+		le := bytes.IndexByte(buf[from:lim], e.eol)
+		if le < 0 {
+			le = lim
+		} else {
+			le += from
+		}
+		ok, err := e.matchLine(ctx, buf[from:le])
+		if err != nil {
+			return -1, -1, err
+		}
+		if ok {
+			return from, le, nil
+		}
+		from = le + 1
+	}
+	return -1, -1, nil
+}

@@ -1,0 +1,362 @@
+package gnuregex
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// goRepeatMax is the largest count Go's regexp accepts in {n,m}.
+const goRepeatMax = 1000
+
+// rawByteBase marks a byte of invalid UTF-8 (in a pattern or a line) as a
+// rune of its own, beyond Unicode, so it matches only that byte.
+const rawByteBase = 0x110000
+
+// GoSyntax returns the pattern in Go's regexp (RE2) syntax, meaning the
+// same on one record, or ok false when RE2 cannot express it
+// (back-references, \< or \> next to a non-word item, counts over 1000,
+// invalid UTF-8). With captures, groups stay capturing and keep their
+// numbers; otherwise they are emitted as (?:…).
+//
+// In line mode (EOL '\n') the result carries (?m) and never matches a
+// newline, so it can also be run over a whole buffer of lines. Word
+// boundaries (\b \B \< \>) use Go's ASCII notion of word characters.
+func (p *Pattern) GoSyntax(captures bool) (string, bool) {
+	e := emitter{opts: p.opts, captures: captures, ok: true}
+	if p.opts.IgnoreCase {
+		e.b.WriteString("(?i)")
+	}
+	if p.opts.eol() == '\n' {
+		e.b.WriteString("(?m)")
+	}
+	e.emit(p.root)
+	if !e.ok {
+		return "", false
+	}
+	return e.b.String(), true
+}
+
+// BufferSafe reports whether GoSyntax's result can run over a buffer of
+// many lines: it must not use \` or \' and the records must be lines.
+func (p *Pattern) BufferSafe() bool {
+	if p.opts.eol() != '\n' {
+		return false
+	}
+	return !walkAny(p.root, func(n *node) bool { return n.op == opBufStart || n.op == opBufEnd })
+}
+
+func walkAny(n *node, f func(*node) bool) bool {
+	if f(n) {
+		return true
+	}
+	for _, s := range n.subs {
+		if walkAny(s, f) {
+			return true
+		}
+	}
+	return false
+}
+
+type emitter struct {
+	b        strings.Builder
+	opts     Options
+	captures bool
+	ok       bool
+}
+
+func (e *emitter) emit(n *node) {
+	switch n.op {
+	case opEmpty:
+		e.b.WriteString("(?:)")
+	case opLit:
+		if n.r >= rawByteBase {
+			e.ok = false
+			return
+		}
+		e.b.WriteString(quoteRune(n.r))
+	case opAny:
+		// U+FFFD is how Go reads a byte of invalid UTF-8, which "." never
+		// matches in GNU's UTF-8 locales.
+		fmt.Fprintf(&e.b, `[^\x%02x\x{fffd}]`, e.opts.eol())
+	case opClass:
+		e.emitClass(n.cls)
+	case opBOL:
+		e.b.WriteString("^")
+	case opEOL:
+		e.b.WriteString("$")
+	case opWordB:
+		e.b.WriteString(`\b`)
+	case opNotWordB:
+		e.b.WriteString(`\B`)
+	case opWordStart, opWordEnd:
+		// Handled by the enclosing concatenation; alone it cannot be said.
+		e.ok = false
+	case opBufStart:
+		e.b.WriteString(`\A`)
+	case opBufEnd:
+		e.b.WriteString(`\z`)
+	case opBackref:
+		e.ok = false
+	case opGroup:
+		if e.captures {
+			e.b.WriteString("(")
+		} else {
+			e.b.WriteString("(?:")
+		}
+		e.emit(n.subs[0])
+		e.b.WriteString(")")
+	case opConcat:
+		for i, s := range n.subs {
+			switch s.op {
+			case opWordStart:
+				if i+1 < len(n.subs) && startsWithWord(n.subs[i+1]) {
+					e.b.WriteString(`\b`)
+				} else {
+					e.ok = false
+				}
+				continue
+			case opWordEnd:
+				if i > 0 && endsWithWord(n.subs[i-1]) {
+					e.b.WriteString(`\b`)
+				} else {
+					e.ok = false
+				}
+				continue
+			}
+			e.emit(s)
+		}
+	case opAlt:
+		e.b.WriteString("(?:")
+		for i, s := range n.subs {
+			if i > 0 {
+				e.b.WriteString("|")
+			}
+			e.emit(s)
+		}
+		e.b.WriteString(")")
+	case opRepeat:
+		if n.min > goRepeatMax || n.max > goRepeatMax {
+			e.ok = false
+			return
+		}
+		e.b.WriteString("(?:")
+		e.emit(n.subs[0])
+		e.b.WriteString(")")
+		switch {
+		case n.min == 0 && n.max == -1:
+			e.b.WriteString("*")
+		case n.min == 1 && n.max == -1:
+			e.b.WriteString("+")
+		case n.min == 0 && n.max == 1:
+			e.b.WriteString("?")
+		case n.max == -1:
+			fmt.Fprintf(&e.b, "{%d,}", n.min)
+		case n.min == n.max:
+			fmt.Fprintf(&e.b, "{%d}", n.min)
+		default:
+			fmt.Fprintf(&e.b, "{%d,%d}", n.min, n.max)
+		}
+	}
+}
+
+func quoteRune(r rune) string {
+	if r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == ' ' || r == '_') {
+		return string(r)
+	}
+	return fmt.Sprintf(`\x{%x}`, r)
+}
+
+// isWordRune is GNU's word constituent: a letter, a digit or "_".
+func isWordRune(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.Is(unicode.Nd, r)
+}
+
+// startsWithWord reports whether every match of n begins with an ASCII
+// word character (so a \< before it is Go's \b).
+func startsWithWord(n *node) bool {
+	switch n.op {
+	case opLit:
+		return n.r < 0x80 && isWordRune(n.r)
+	case opClass:
+		return classIsASCIIWord(n.cls)
+	case opGroup:
+		return startsWithWord(n.subs[0])
+	case opRepeat:
+		return n.min >= 1 && startsWithWord(n.subs[0])
+	case opConcat:
+		return startsWithWord(n.subs[0])
+	case opAlt:
+		for _, s := range n.subs {
+			if !startsWithWord(s) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func endsWithWord(n *node) bool {
+	switch n.op {
+	case opLit, opClass:
+		return startsWithWord(n)
+	case opGroup:
+		return endsWithWord(n.subs[0])
+	case opRepeat:
+		return n.min >= 1 && endsWithWord(n.subs[0])
+	case opConcat:
+		return endsWithWord(n.subs[len(n.subs)-1])
+	case opAlt:
+		for _, s := range n.subs {
+			if !endsWithWord(s) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func classIsASCIIWord(c *charClass) bool {
+	if c.negated || len(c.named) > 0 {
+		return false
+	}
+	for i := 0; i < len(c.ranges); i += 2 {
+		for r := c.ranges[i]; r <= c.ranges[i+1]; r++ {
+			if r >= 0x80 || !isWordRune(r) {
+				return false
+			}
+		}
+	}
+	return len(c.ranges) > 0
+}
+
+var goClassBodies = map[string]string{
+	"alpha":  `\p{L}`,
+	"upper":  `\p{Lu}`,
+	"lower":  `\p{Ll}`,
+	"digit":  `0-9`,
+	"xdigit": `0-9A-Fa-f`,
+	"alnum":  `\p{L}\p{Nd}`,
+	"blank":  `\t\x20`,
+	"punct":  `!-/:-@\[-\x60\{-~`,
+	"print":  `\x20-\x7e\x{a0}-\x{10ffff}`,
+	"graph":  `!-~\x{a1}-\x{10ffff}`,
+}
+
+func (e *emitter) emitClass(c *charClass) {
+	eol := rune(e.opts.eol())
+	e.b.WriteString("[")
+	if c.negated {
+		e.b.WriteString("^")
+	}
+	for _, name := range c.named {
+		switch name {
+		case "space":
+			e.b.WriteString(`\t\x0b\f\r\x20`)
+			if eol != '\n' {
+				e.b.WriteString(`\n`)
+			}
+		case "cntrl":
+			e.writeRange(0, 0x1f, eol)
+			e.b.WriteString(`\x7f`)
+		case "alnum":
+			e.b.WriteString(goClassBodies[name])
+			if len(c.ranges) == 2 && c.ranges[0] == '_' {
+				// \w and \W: GNU's word constituents, one class.
+				e.b.WriteString(`_`)
+				e.finishClass(c, eol)
+				return
+			}
+		default:
+			e.b.WriteString(goClassBodies[name])
+		}
+	}
+	for i := 0; i < len(c.ranges); i += 2 {
+		if c.ranges[i] >= rawByteBase || c.ranges[i+1] >= rawByteBase {
+			e.ok = false
+			return
+		}
+		e.writeRange(c.ranges[i], c.ranges[i+1], eol)
+	}
+	e.finishClass(c, eol)
+}
+
+func (e *emitter) finishClass(c *charClass, eol rune) {
+	if c.negated {
+		fmt.Fprintf(&e.b, `\x%02x\x{fffd}`, eol)
+	}
+	e.b.WriteString("]")
+}
+
+// writeRange writes lo-hi without the record terminator, which no match
+// may contain.
+func (e *emitter) writeRange(lo, hi, eol rune) {
+	if lo <= eol && eol <= hi {
+		if lo < eol {
+			e.writeRange(lo, eol-1, -1)
+		}
+		if eol < hi {
+			e.writeRange(eol+1, hi, -1)
+		}
+		return
+	}
+	if lo == hi {
+		fmt.Fprintf(&e.b, `\x{%x}`, lo)
+		return
+	}
+	fmt.Fprintf(&e.b, `\x{%x}-\x{%x}`, lo, hi)
+}
+
+// RequiredLiteral returns a string every match contains (the longest run
+// of literal characters at the top level), or "" when there is none or
+// case is ignored. grep searches for it before running the regexp.
+func (p *Pattern) RequiredLiteral() string {
+	if p.opts.IgnoreCase {
+		return ""
+	}
+	var best, cur []byte
+	var flush = func() {
+		if len(cur) > len(best) {
+			best = append([]byte(nil), cur...)
+		}
+		cur = cur[:0]
+	}
+	var walk func(n *node) bool // false: stop (not a plain sequence)
+	walk = func(n *node) bool {
+		switch n.op {
+		case opLit:
+			if n.r >= rawByteBase {
+				cur = append(cur, byte(n.r-rawByteBase))
+			} else {
+				cur = utf8.AppendRune(cur, n.r)
+			}
+		case opConcat:
+			for _, s := range n.subs {
+				walk(s)
+			}
+		case opGroup:
+			if n.subs[0].op == opConcat || n.subs[0].op == opLit {
+				walk(n.subs[0])
+			} else {
+				flush()
+			}
+		case opBOL, opEOL, opWordB, opNotWordB, opWordStart, opWordEnd, opBufStart, opBufEnd:
+			// zero-width: a run may go on across them
+		case opRepeat:
+			if n.min >= 1 {
+				flush()
+				walk(n.subs[0])
+			}
+			flush()
+		default:
+			flush()
+		}
+		return true
+	}
+	walk(p.root)
+	flush()
+	return string(best)
+}
