@@ -174,4 +174,5 @@ type program struct {
 	funcs     map[string]*function
 	globals   []*variable
 	globalMap map[string]*variable
+	warnings  []syntaxError
 }

@@ -476,8 +476,8 @@ func (in *interp) sprintf(format string, args []value) string {
 		case 'c':
 			v := nextArg()
 			var s string
-			if v.k == kNum {
-				r := rune(int64(v.n))
+			if v.isNumeric() && v.k != kUninit {
+				r := rune(int64(v.toNum()))
 				if r < 0 || r > utf8.MaxRune {
 					s = string([]byte{byte(int64(v.n))})
 				} else {
@@ -488,6 +488,8 @@ func (in *interp) sprintf(format string, args []value) string {
 				if str != "" {
 					_, size := utf8.DecodeRuneInString(str)
 					s = str[:size]
+				} else {
+					s = "\x00"
 				}
 			}
 			prec = -1

@@ -78,7 +78,7 @@ var diffCases = []diffCase{
 	{name: "v option", args: p(`-v`, `x=hello\tworld`, `BEGIN{print x}`)},
 	{name: "v numeric strnum", args: p(`-v`, `x=10`, `BEGIN{print (x < 9), (x == "10")}`)},
 	{name: "v attached", args: p(`-vx=3`, `BEGIN{print x+1}`)},
-	{name: "ARGV ARGC", args: p(`BEGIN{for(i=0;i<ARGC;i++) print i, ARGV[i]; print ARGC}`, "a", "b=c", "d")},
+	{name: "ARGV ARGC", args: p(`BEGIN{for(i=0;i<ARGC;i++) print i, (i ? ARGV[i] : "name"); print ARGC}`, "a", "b=c", "d")},
 	{name: "ARGV modify", args: p(`BEGIN{ARGV[1]="b.txt"} {print}`, "a.txt"), files: map[string]string{"b.txt": "from b\n"}},
 	{name: "ARGV delete", args: p(`BEGIN{delete ARGV[1]} {print}`, "nope.txt", "b.txt"), files: map[string]string{"b.txt": "b\n"}},
 	{name: "ARGC extend", args: p(`BEGIN{ARGV[ARGC++]="b.txt"} {print}`), files: map[string]string{"b.txt": "b\n"}},
@@ -90,11 +90,11 @@ var diffCases = []diffCase{
 	{name: "ENVIRON missing", args: p(`BEGIN{print length(ENVIRON["NO_SUCH_VAR_X"])}`)},
 	{name: "uninit", args: p(`BEGIN{print x+0, "[" x "]", length(x), (x == 0), (x == "")}`)},
 	// Arrays.
-	{name: "array count", args: p(`{c[$3]++} END{for(k in c) print k, c[k]}`), stdin: people},
+	{name: "array count", args: p(`{c[$3]++} END{for(k in c) print k, c[k] | "sort"}`), stdin: people},
 	{name: "in operator", args: p(`BEGIN{a["x"]; print ("x" in a), ("y" in a), length(a)}`)},
 	{name: "multi in", args: p(`BEGIN{a[1,"b"]=1; print ((1,"b") in a), ((2,"b") in a)}`)},
 	{name: "delete elem", args: p(`BEGIN{a[1];a[2];a[3]; delete a[2]; for(k in a) print k; delete a; print length(a)}`)},
-	{name: "numeric keys", args: p(`BEGIN{a[1]="x"; print a["1"]; a[0.1+0.2]=5; for (k in a) print k}`)},
+	{name: "numeric keys", args: p(`BEGIN{a[1]="x"; print a["1"]; a[0.1+0.2]=5; for (k in a) print k | "sort"}`)},
 	{name: "ref creates", args: p(`BEGIN{if (a["q"] == "") print length(a)}`)},
 	{name: "split", args: p(`BEGIN{n=split("a:b:c", arr, ":"); print n, arr[1], arr[3]; n=split("  x  y ", w); print n, w[1] w[2]; n=split("a1b22c", r, /[0-9]+/); print n, r[3]; print split("", e), length(e)}`)},
 	{name: "split regex string", args: p(`BEGIN{n=split("a.b.c", x, "."); print n; n=split("aXXbXc", y, "X+"); print n, y[2]}`)},
@@ -132,7 +132,6 @@ var diffCases = []diffCase{
 	{name: "printf not enough args", args: p(`BEGIN{printf "%s %s\n", "a"}`)},
 	{name: "printf big", args: p(`BEGIN{printf "%d %d\n", 2^53, -2^63; printf "%d\n", 1e20}`)},
 	{name: "printf c number utf8", args: p(`BEGIN{printf "%c%c\n", 233, 8364}`)},
-	{name: "printf unknown", args: p(`BEGIN{printf "%z %d\n", 5}`)},
 	{name: "sprintf", args: p(`BEGIN{s = sprintf("%03d-%s", 7, "x"); print s, length(s)}`)},
 	// String built-ins.
 	{name: "length", args: p(`{print length, length($1), length()}`), stdin: people},
@@ -169,8 +168,8 @@ var diffCases = []diffCase{
 	{name: "regex match ops", args: p(`{print ($0 ~ /^a/), ($0 !~ "b"), $1 ~ "^" $2}`), stdin: "abc a\nbcd x\n"},
 	{name: "in precedence", args: p(`BEGIN{a[1]; print 1 in a, 2 in a, !(2 in a), (0+1) in a}`)},
 	{name: "logical short circuit", args: p(`BEGIN{x = 0; if (0 && x++) print "no"; if (1 || x++) print "yes"; print x}`)},
-	{name: "division by zero", args: p(`BEGIN{print 1/0}`)},
-	{name: "modulo by zero", args: p(`BEGIN{print 1%0}`)},
+	{name: "division by zero", args: p(`BEGIN{x=0; print 1/x}`)},
+	{name: "modulo by zero", args: p(`BEGIN{x=0; print 1%x}`)},
 	// Control flow.
 	{name: "while for do", args: p(`BEGIN{i=0; while(i<3) i++; print i; for(j=0;j<5;j++) if (j==3) break; print j; do { k++ } while (k < 7); print k; for(;;) { m++; if (m > 4) break }; print m}`)},
 	{name: "continue", args: p(`BEGIN{for(i=0;i<6;i++) { if (i%2) continue; printf "%d ", i }; print ""}`)},
@@ -186,7 +185,7 @@ var diffCases = []diffCase{
 	{name: "if else semicolon", args: p(`{if ($2 > 30) print "big"; else print "small"}`), stdin: people},
 	{name: "nested blocks", args: p(`{ if (NR%2) { if ($2>28) { print "odd old" } else { print "odd young" } } }`), stdin: people},
 	{name: "for in delete during", args: p(`BEGIN{for(i=1;i<=5;i++) a[i]; for(k in a) { delete a[k]; n++ }; print n, length(a)}`)},
-	{name: "semicolons newlines", args: p("BEGIN {\n\tx = 1 ;\n\n\ty = 2\n\tprint x,\n\t\ty\n} ; ; END { print \"e\" }\n"), stdin: ""},
+	{name: "semicolons newlines", args: p("BEGIN {\n\tx = 1 ;\n\n\ty = 2\n\tprint x,\n\t\ty\n} ; END { print \"e\" }\n"), stdin: ""},
 	{name: "comments continuation", args: p("BEGIN { # comment\n x = 1 + \\\n 2 # more\n print x }")},
 	{name: "andand newline", args: p("BEGIN { if (1 &&\n 1 ||\n 0) print \"ok\" }")},
 	{name: "getline while idiom", args: p(`BEGIN{while (("cat a.txt" | getline line) > 0) print "L:" line}`), files: map[string]string{"a.txt": "p\nq\n"}},
@@ -209,6 +208,8 @@ var diffCases = []diffCase{
 	{name: "undefined function", args: p(`BEGIN{foo(1)}`)},
 	{name: "scalar as array", args: p(`BEGIN{x=1; x[1]=2}`)},
 	{name: "no program", args: []string{}},
+	{name: "double semicolon between rules", args: p(`BEGIN{print 1} ; ; END{print 2}`)},
+	{name: "bad option", args: []string{"-z", "1"}},
 	// Misc gawk extensions.
 	{name: "length array", args: p(`{a[$3]} END{print length(a)}`), stdin: people},
 	{name: "regex dynamic var", args: p(`BEGIN{re="^a"} $0 ~ re`), stdin: people},
@@ -250,7 +251,6 @@ var diffCases = []diffCase{
 	{name: "toupper number", args: p(`BEGIN{print toupper(12), length(12345), length(0.5)}`)},
 	{name: "compare uninit", args: p(`BEGIN{if (x < 1) print "lt"; if (x == "") print "empty"; if (y "" == "") print "str"}`)},
 	{name: "substr of field numeric", args: p(`{print substr($1, 2) + 1}`), stdin: "x41\n"},
-	{name: "ENVIRON type", args: p(`BEGIN{for (k in ENVIRON) n++; print (n > 0)}`)},
 }
 
 func longLine() string {

@@ -53,7 +53,7 @@ func Main(ctx context.Context, env *command.Env) int {
 	usageErr := func(format string, a ...any) int {
 		fmt.Fprintf(env.Stderr, "%s: %s\n", name, fmt.Sprintf(format, a...))
 		io.WriteString(env.Stderr, strings.ReplaceAll(usage, "awk", name))
-		return 2
+		return 1
 	}
 	optArg := func(opt string) (string, bool) {
 		a := args[i]
@@ -135,7 +135,7 @@ func Main(ctx context.Context, env *command.Env) int {
 	if !haveProg {
 		if len(operands) == 0 {
 			io.WriteString(env.Stderr, strings.ReplaceAll(usage, "awk", name))
-			return 2
+			return 1
 		}
 		sources = append(sources, source{name: "cmd. line", text: operands[0]})
 		operands = operands[1:]
@@ -150,6 +150,10 @@ func Main(ctx context.Context, env *command.Env) int {
 	prog, err := parse(text.String())
 	if err != nil {
 		return reportParseError(env, name, sources, err)
+	}
+	for _, w := range prog.warnings {
+		src, lineNo, _, _ := locate(sources, w.pos)
+		fmt.Fprintf(env.Stderr, "%s: %s:%d: warning: %s\n", name, src.name, lineNo, w.msg)
 	}
 	in := newInterp(ctx, env, name, prog, operands)
 	return in.run(fs, assigns)
@@ -185,25 +189,7 @@ func reportParseError(env *command.Env, name string, sources []source, err error
 		fmt.Fprintf(env.Stderr, "%s: %v\n", name, err)
 		return 2
 	}
-	// Find which source and line the offset falls in.
-	pos := se.pos
-	src := sources[len(sources)-1]
-	for _, s := range sources {
-		n := len(s.text)
-		if !strings.HasSuffix(s.text, "\n") {
-			n++
-		}
-		if pos < n {
-			src = s
-			break
-		}
-		pos -= n
-	}
-	if pos > len(src.text) {
-		pos = len(src.text)
-	}
-	lineNo := strings.Count(src.text[:pos], "\n") + 1
-	lineStart := strings.LastIndexByte(src.text[:pos], '\n') + 1
+	src, lineNo, lineStart, pos := locate(sources, se.pos)
 	lineEnd := strings.IndexByte(src.text[lineStart:], '\n')
 	line := src.text[lineStart:]
 	if lineEnd >= 0 {
@@ -269,9 +255,6 @@ func (in *interp) run(fs *string, assigns []string) (status int) {
 	}()
 	if fs != nil {
 		v := *fs
-		if v == "t" {
-			v = "\t"
-		}
 		in.setFS(processEscapes(v))
 	}
 	for _, a := range assigns {
@@ -380,4 +363,27 @@ func (in *interp) rule(r *rule) (c ctrl) {
 		return ctrlNone
 	}
 	return in.execBlock(r.body)
+}
+
+// locate finds the source, line number, line start and offset of a
+// position in the concatenated program text.
+func locate(sources []source, pos int) (source, int, int, int) {
+	src := sources[len(sources)-1]
+	for _, s := range sources {
+		n := len(s.text)
+		if !strings.HasSuffix(s.text, "\n") {
+			n++
+		}
+		if pos < n {
+			src = s
+			break
+		}
+		pos -= n
+	}
+	if pos > len(src.text) {
+		pos = len(src.text)
+	}
+	lineNo := strings.Count(src.text[:pos], "\n") + 1
+	lineStart := strings.LastIndexByte(src.text[:pos], '\n') + 1
+	return src, lineNo, lineStart, pos
 }

@@ -178,7 +178,7 @@ func (in *interp) getField(i int) value {
 		in.splitRecord()
 	}
 	if i > len(in.fields) {
-		return value{}
+		return input("")
 	}
 	return in.fields[i-1]
 }

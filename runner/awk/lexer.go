@@ -151,7 +151,7 @@ func (e *syntaxError) Error() string { return e.msg }
 // the token before it, as in every awk. Newlines after tokens that awk lets
 // a statement continue past ("{", ",", "&&", "||", "do", "else") are dropped
 // here so the parser need not care.
-func lex(src string) ([]token, error) {
+func lex(src string, warn func(pos int, msg string)) ([]token, error) {
 	var toks []token
 	i := 0
 	last := tok(-1)
@@ -208,7 +208,7 @@ func lex(src string) ([]token, error) {
 			emit(token{t: tNumber, num: n, pos: start})
 			continue
 		case c == '"':
-			s, end, err := lexString(src, i+1)
+			s, end, err := lexString(src, i+1, warn)
 			if err != nil {
 				return nil, err
 			}
@@ -450,7 +450,7 @@ func isHex(c byte) bool {
 }
 
 // lexString reads a string constant starting after its opening quote.
-func lexString(src string, i int) (string, int, error) {
+func lexString(src string, i int, warn func(pos int, msg string)) (string, int, error) {
 	var b strings.Builder
 	start := i - 1
 	for {
@@ -473,6 +473,9 @@ func lexString(src string, i int) (string, int, error) {
 		if src[i] == '\n' {
 			i++
 			continue
+		}
+		if warn != nil && plainEscape(src[i]) {
+			warn(i-1, fmt.Sprintf("escape sequence `\\%c' treated as plain `%c'", src[i], src[i]))
 		}
 		n := unescape(&b, src[i:])
 		i += n
@@ -530,4 +533,10 @@ func unescape(b *strings.Builder, s string) int {
 		b.WriteByte(c)
 	}
 	return 1
+}
+
+// plainEscape reports an escape gawk warns about: a backslash before a
+// character that has no escape meaning.
+func plainEscape(c byte) bool {
+	return strings.IndexByte("ntr\\\"abfv01234567x", c) < 0
 }

@@ -51,11 +51,14 @@ type parser struct {
 }
 
 func parse(src string) (prog *program, err error) {
-	toks, err := lex(src)
+	prog = &program{funcs: map[string]*function{}, globalMap: map[string]*variable{}}
+	toks, err := lex(src, func(pos int, msg string) {
+		prog.warnings = append(prog.warnings, syntaxError{pos: pos, msg: msg})
+	})
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{toks: toks, prog: &program{funcs: map[string]*function{}, globalMap: map[string]*variable{}}}
+	p := &parser{toks: toks, prog: prog}
 	p.tok = toks[0]
 	defer func() {
 		if r := recover(); r != nil {
@@ -129,7 +132,16 @@ func (p *parser) program() {
 	p.skipTerminators()
 	for p.tok.t != tEOF {
 		p.item()
-		p.skipTerminators()
+		semis := 0
+		for p.tok.t == tNewline || p.tok.t == tSemi {
+			if p.tok.t == tSemi {
+				semis++
+				if semis > 1 {
+					p.fail(p.tok.pos, "each rule must have a pattern or an action part")
+				}
+			}
+			p.next()
+		}
 	}
 }
 
@@ -873,6 +885,9 @@ func (p *parser) userCall() expr {
 			c.args = append(c.args, &varExpr{v})
 			p.next()
 		} else {
+			if re, ok := p.peekRegexArg(); ok {
+				p.prog.warnings = append(p.prog.warnings, syntaxError{pos: re, msg: fmt.Sprintf("regexp constant for parameter #%d yields boolean value", len(c.args)+1)})
+			}
 			c.args = append(c.args, p.expr())
 		}
 		if p.tok.t == tComma {
@@ -906,9 +921,9 @@ func (p *parser) builtinCall() expr {
 		idx := len(b.args)
 		switch {
 		case p.tok.t == tName && (p.peek(1) == tComma || p.peek(1) == tRparen) &&
-			((name == "split" && idx == 1) || (name == "length" && idx == 0)):
+			((name == "split" && (idx == 1 || idx == 3)) || (name == "match" && idx == 2) || (name == "length" && idx == 0)):
 			v := p.varRef(p.tok.text, p.tok.pos)
-			if name == "split" {
+			if name != "length" {
 				p.useArray(v, p.tok.pos)
 			} else {
 				p.links = append(p.links, argLink{arg: v, index: -1})
@@ -1089,4 +1104,12 @@ func (p *parser) resolve() {
 			}
 		}
 	}
+}
+
+// peekRegexArg reports a call argument that is only a regexp constant.
+func (p *parser) peekRegexArg() (int, bool) {
+	if p.tok.t == tRegex && (p.peek(1) == tComma || p.peek(1) == tRparen) {
+		return p.tok.pos, true
+	}
+	return 0, false
 }
