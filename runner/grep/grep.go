@@ -131,7 +131,18 @@ func (g *grep) run() int {
 	default:
 		g.withName = len(files) > 1 || o.recursive > 0 && !(len(files) == 1 && g.isPlainFile(files[0]))
 	}
-	if o.maxCount == 0 && !o.listNonMatching {
+	// As GNU: -q overrides -l and -L, which override -c; listing needs
+	// no context. With no pattern at all (grep -f /dev/null) nothing can
+	// match, and GNU stops before reading anything.
+	if o.quiet {
+		o.listMatching, o.listNonMatching, o.count = false, false, false
+	}
+	if o.quiet || o.listMatching || o.listNonMatching {
+		o.count = false
+		o.after, o.before = 0, 0
+		g.contextOn = false
+	}
+	if o.maxCount == 0 || len(o.patterns) == 0 && !o.invert {
 		return 1
 	}
 	for _, f := range files {
