@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
+	"time"
 )
 
 // wholeInMemory is the largest cached blob read into memory to be verified
@@ -26,8 +28,10 @@ const wholeInMemory = 4 << 20
 //
 //   - Open serves blobs from a folder of verified copies; a missing one is
 //     fetched whole from the remote, verified, and kept. A copy is verified
-//     again every time it is served, whole or in part, so a damaged cache
-//     file is dropped and fetched again, never served.
+//     again every time it is read whole, and before a part of it is served
+//     unless the file is unchanged (same inode and ctime) since it was last
+//     verified. A damaged cache file is dropped and fetched again, never
+//     served.
 //   - Put writes through to the remote and keeps a copy of the bytes once
 //     the remote has accepted them.
 //   - Stat and List ask the remote, which holds the truth (store times
@@ -53,8 +57,48 @@ type Cache struct {
 }
 
 type cacheEntry struct {
-	d    Digest
-	size int64
+	d        Digest
+	size     int64
+	verified fileStamp // the cache file as it was when last verified
+}
+
+// fileStamp identifies one state of a file: any write, truncation or
+// replacement through the file system changes its inode or ctime (which,
+// unlike mtime, cannot be set back).
+type fileStamp struct {
+	dev, ino uint64
+	size     int64
+	ctime    int64
+}
+
+// racyWindow is how old a file's ctime must be for its stamp to be
+// trusted. File systems take ctime from a coarse clock, so a change made
+// within the same tick as the verification could keep the same ctime; a
+// change made after a verification that happened well after ctime cannot
+// (git's "racy clean" problem, solved the same way).
+const racyWindow = 2 * time.Second
+
+// trustedStamp returns the stamp of a file just verified, or the zero
+// stamp (never trusted) if the file changed too recently to tell a later
+// change by its ctime.
+func trustedStamp(info fs.FileInfo) fileStamp {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileStamp{}
+	}
+	s := stampOf(info)
+	if time.Since(time.Unix(st.Ctim.Unix())) < racyWindow {
+		return fileStamp{}
+	}
+	return s
+}
+
+func stampOf(info fs.FileInfo) fileStamp {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileStamp{} // never matches: verify every time
+	}
+	return fileStamp{dev: uint64(st.Dev), ino: st.Ino, size: st.Size, ctime: st.Ctim.Nano()}
 }
 
 // CacheStats counts what a Cache did since it was made.
@@ -245,12 +289,18 @@ func (c *Cache) insert(f *os.File, d Digest, size int64, deletes uint64) error {
 		os.Remove(f.Name())
 		return err
 	}
+	// f holds bytes verified as they were written: stamp it as verified.
+	var stamp fileStamp
+	if info, err := f.Stat(); err == nil {
+		stamp = trustedStamp(info)
+	}
 	if el, ok := c.entries[d]; ok {
-		c.used -= el.Value.(*cacheEntry).size
-		el.Value.(*cacheEntry).size = size
+		e := el.Value.(*cacheEntry)
+		c.used -= e.size
+		e.size, e.verified = size, stamp
 		c.lru.MoveToFront(el)
 	} else {
-		c.entries[d] = c.lru.PushFront(&cacheEntry{d: d, size: size})
+		c.entries[d] = c.lru.PushFront(&cacheEntry{d: d, size: size, verified: stamp})
 	}
 	c.used += size
 	c.evictLocked()
@@ -293,13 +343,15 @@ func (c *Cache) Open(ctx context.Context, d Digest, off, length int64) (io.ReadC
 	}
 	c.mu.Lock()
 	el, ok := c.entries[d]
+	var verified fileStamp
 	if ok {
 		c.lru.MoveToFront(el)
+		verified = el.Value.(*cacheEntry).verified
 	}
 	deletes := c.deletes
 	c.mu.Unlock()
 	if ok {
-		rc, err := c.openCached(ctx, d, off, length)
+		rc, err := c.openCached(ctx, d, off, length, verified)
 		if err == nil {
 			c.count(func(s *CacheStats) { s.Hits++ })
 			return rc, nil
@@ -365,9 +417,11 @@ func (c *Cache) fill(ctx context.Context, d Digest, deletes uint64) (*os.File, i
 	return f, size, nil
 }
 
-// openCached serves a range of the cached blob d after verifying the
-// whole cache file. It fails with ErrCorrupt if the file is damaged.
-func (c *Cache) openCached(ctx context.Context, d Digest, off, length int64) (io.ReadCloser, error) {
+// openCached serves a range of the cached blob d. It verifies the whole
+// cache file first, unless only a part is read and the file still has the
+// stamp it had when last verified. It fails with ErrCorrupt if the file is
+// damaged.
+func (c *Cache) openCached(ctx context.Context, d Digest, off, length int64, verified fileStamp) (io.ReadCloser, error) {
 	f, err := os.Open(c.Path(d))
 	if err != nil {
 		return nil, err
@@ -378,6 +432,9 @@ func (c *Cache) openCached(ctx context.Context, d Digest, off, length int64) (io
 		return nil, err
 	}
 	size := info.Size()
+	if stamp := stampOf(info); !IsWholeRange(off, length, size) && stamp == verified && verified != (fileStamp{}) {
+		return serveFile(ctx, f, d, size, off, length)
+	}
 	if size <= wholeInMemory {
 		buf := make([]byte, size+1)
 		n, err := io.ReadFull(contextReader{ctx, f}, buf)
@@ -388,6 +445,7 @@ func (c *Cache) openCached(ctx context.Context, d Digest, off, length int64) (io
 		if int64(n) != size || Sum(buf[:n]) != d {
 			return nil, fmt.Errorf("%w: cache file %s changed or does not hash to its digest", ErrCorrupt, c.Path(d))
 		}
+		c.setVerified(d, trustedStamp(info))
 		start, n64 := ClipRange(off, length, size)
 		return io.NopCloser(contextReader{ctx, bytes.NewReader(buf[start : start+n64])}), nil
 	}
@@ -400,7 +458,16 @@ func (c *Cache) openCached(ctx context.Context, d Digest, off, length int64) (io
 		f.Close()
 		return nil, fmt.Errorf("%w: cache file %s does not hash to its digest", ErrCorrupt, c.Path(d))
 	}
+	c.setVerified(d, trustedStamp(info))
 	return serveFile(ctx, f, d, size, off, length)
+}
+
+func (c *Cache) setVerified(d Digest, stamp fileStamp) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[d]; ok {
+		el.Value.(*cacheEntry).verified = stamp
+	}
 }
 
 // serveFile returns a reader of a range of the blob d in f; whole reads

@@ -221,46 +221,54 @@ func TestCacheDamagedFileIsRefetched(t *testing.T) {
 			if err := tamperFile(c.Path(d), damage(b)); err != nil {
 				t.Fatal(err)
 			}
-			before, opens := c.Stats(), remote.opens.Load()
-			got := readRange(t, c, d, r.off, r.length)
-			want := b[r.off:]
-			if r.length >= 0 {
-				want = want[:r.length]
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("%s cache file, range (%d, %d): served %d wrong bytes", name, r.off, r.length, len(got))
-			}
-			after := c.Stats()
-			if after.Corrupt != before.Corrupt+1 || remote.opens.Load() != opens+1 {
-				t.Fatalf("%s cache file: corrupt count %d→%d, remote opens %d→%d; want one more of each",
-					name, before.Corrupt, after.Corrupt, opens, remote.opens.Load())
-			}
-			// The refetched copy replaced the damaged one.
-			if f, err := os.ReadFile(c.Path(d)); err != nil || !bytes.Equal(f, b) {
-				t.Fatalf("%s cache file was not replaced by the right bytes: %v", name, err)
-			}
+			checkRefetched(t, c, remote, d, b, r.off, r.length, name)
 		}
+	}
+	// Damage written into the cache file itself (same inode, same size,
+	// mtime set back), right after the file was verified.
+	for _, r := range []struct{ off, length int64 }{{0, -1}, {10, 20}, {10, 20}} {
+		seed++
+		d, b := putRemote(t, remote, seed, 8000)
+		readRange(t, c, d, 0, -1)
+		readRange(t, c, d, r.off, r.length)
+		info, err := os.Stat(c.Path(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(c.Path(d), os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.WriteAt([]byte{b[15] ^ 0xff}, 15)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(c.Path(d), info.ModTime(), info.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+		checkRefetched(t, c, remote, d, b, r.off, r.length, "overwritten in place")
 	}
 }
 
-func TestCacheDelete(t *testing.T) {
-	remote := objects.NewMemory()
-	c := newCache(t, remote, 1<<20)
-	d, err := objects.PutBytes(t.Context(), c, []byte("to delete"))
-	if err != nil {
-		t.Fatal(err)
+func checkRefetched(t *testing.T, c *objects.Cache, remote *countingStore, d objects.Digest, b []byte, off, length int64, name string) {
+	t.Helper()
+	before, opens := c.Stats(), remote.opens.Load()
+	got := readRange(t, c, d, off, length)
+	want := b[off:]
+	if length >= 0 {
+		want = want[:length]
 	}
-	readRange(t, c, d, 0, -1)
-	if err := c.Delete(t.Context(), d); err != nil {
-		t.Fatal(err)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s cache file, range (%d, %d): served %d wrong bytes", name, off, length, len(got))
 	}
-	if c.Contains(d) || remote.Len() != 0 {
-		t.Fatalf("after Delete: cached %v, remote holds %d blobs", c.Contains(d), remote.Len())
+	after := c.Stats()
+	if after.Corrupt != before.Corrupt+1 || remote.opens.Load() != opens+1 {
+		t.Fatalf("%s cache file, range (%d, %d): corrupt count %d→%d, remote opens %d→%d; want one more of each",
+			name, off, length, before.Corrupt, after.Corrupt, opens, remote.opens.Load())
 	}
-	if _, err := os.Stat(c.Path(d)); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("cache file after Delete: %v", err)
-	}
-	if _, err := c.Open(t.Context(), d, 0, -1); !errors.Is(err, objects.ErrNotFound) {
-		t.Fatalf("Open after Delete = %v, want ErrNotFound", err)
+	// The refetched copy replaced the damaged one.
+	if f, err := os.ReadFile(c.Path(d)); err != nil || !bytes.Equal(f, b) {
+		t.Fatalf("%s cache file was not replaced by the right bytes: %v", name, err)
 	}
 }
