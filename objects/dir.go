@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -132,9 +133,20 @@ func (s *Dir) Put(ctx context.Context, d Digest, r io.Reader, size int64) error 
 		return nil
 	}
 	if err := writeVerified(ctx, s.tmp, final, d, r, size); err != nil {
-		return fmt.Errorf("objects: put %s in %s: %w", d.Short(), s.root, err)
+		return fmt.Errorf("objects: put %s in %s: %w%s", d.Short(), s.root, err, fixHint(err))
 	}
 	return nil
+}
+
+// fixHint tells a person what to do about a file system error.
+func fixHint(err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return "; free space on the store folder's disk, or choose another folder"
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EROFS):
+		return "; make the store folder writable, or choose another folder"
+	}
+	return ""
 }
 
 // writeVerified copies exactly size bytes hashing to d from r into a new
@@ -216,7 +228,7 @@ func (s *Dir) Open(ctx context.Context, d Digest, off, length int64) (io.ReadClo
 		return nil, fmt.Errorf("objects: open %s in %s: %w", d.Short(), s.root, ErrNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("objects: open %s: %w", d.Short(), err)
+		return nil, fmt.Errorf("objects: open %s in %s: %w%s", d.Short(), s.root, err, fixHint(err))
 	}
 	info, err := f.Stat()
 	if err != nil {
@@ -246,7 +258,7 @@ func (s *Dir) Stat(ctx context.Context, d Digest) (Info, error) {
 		return Info{}, fmt.Errorf("objects: stat %s in %s: %w", d.Short(), s.root, ErrNotFound)
 	}
 	if err != nil {
-		return Info{}, fmt.Errorf("objects: stat %s: %w", d.Short(), err)
+		return Info{}, fmt.Errorf("objects: stat %s in %s: %w", d.Short(), s.root, err)
 	}
 	return Info{Digest: d, Size: info.Size(), ModTime: info.ModTime()}, nil
 }
@@ -257,7 +269,7 @@ func (s *Dir) Delete(ctx context.Context, d Digest) error {
 		return fmt.Errorf("objects: delete %s: %w", d.Short(), err)
 	}
 	if err := os.Remove(s.Path(d)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("objects: delete %s: %w", d.Short(), err)
+		return fmt.Errorf("objects: delete %s from %s: %w%s", d.Short(), s.root, err, fixHint(err))
 	}
 	return nil
 }

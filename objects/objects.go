@@ -1,11 +1,24 @@
 // Package objects stores bytes by their SHA-256 digest and nothing else.
 //
 // A Store is a flat namespace of immutable blobs keyed by Digest. Every
-// implementation (the local folder store, the in-memory store used by unit
-// tests, and the S3 store in objects/s3) follows the contract written on the
-// Store interface and passes the same conformance suite in objectstest.
-// Whole-blob reads are verified: a blob whose size or hash does not match its
-// digest is reported as ErrCorrupt, never returned as wrong bytes.
+// implementation follows the contract written on the Store interface and
+// passes the same conformance suite in objectstest:
+//
+//   - Dir (OpenDir), the local folder store and the embedded default: one
+//     read-only file per blob under blobs/<2 hex>/<64 hex>, written
+//     atomically and durably, never visible half-written, even after
+//     kill -9.
+//   - Memory (NewMemory), for unit tests, with hooks to damage or age
+//     blobs behind its back.
+//   - The S3 store in objects/s3, for any S3-compatible bucket (Cloudflare
+//     R2, MinIO, AWS S3).
+//   - Cache (NewCache), a bounded on-disk LRU read cache in front of a
+//     remote store, itself a Store.
+//
+// Whole-blob reads are verified: a blob whose size or hash does not match
+// its digest is reported as ErrCorrupt, never returned as wrong bytes. Put
+// verifies too: bytes that do not hash to the digest are refused with
+// ErrDigestMismatch and nothing is stored.
 package objects
 
 import (
