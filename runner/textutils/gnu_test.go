@@ -1,0 +1,259 @@
+package textutils
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/command/commandtest"
+)
+
+// gnuFiles is the workspace every differential case starts from.
+var gnuFiles = map[string]string{
+	"a.txt":     "alpha\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta\niota\nkappa\nlambda\nmu\n",
+	"b.txt":     "one\ntwo\nthree\n",
+	"empty.txt": "",
+	"nonl.txt":  "first line\nsecond line without newline",
+	"nums.txt":  "10\n2\n-3\n2.5\n1e3\n0x10\n  7\nabc\n\n-0\n+4\n1,000\n003\n",
+	"human.txt": "1K\n2M\n512\n1G\n3k\n0.5M\n100\n-1K\n",
+	"vers.txt":  "file10.txt\nfile2.txt\nfile1.txt\nv1.2.10\nv1.2.9\nv1.10\nfile-1.0a\nfile-1.0\n",
+	"table.txt": "bob 25 paris 3.5\nalice 30 london 1.25\ncarol 25 berlin 10\ndave 40 paris 2\neve 30 rome 0.5\nalice 22 oslo 7\n",
+	"colon.txt": "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/usr/sbin/nologin\nbin:x:2:2:bin:/bin:/usr/sbin/nologin\nuser:x:1000:1000:User,,,:/home/user:/bin/zsh\nshort\n",
+	"dup.txt":   "a\na\nb\nB\nb\nc\nc\nc\na\n A\n\n\nx y 1\nx y 2\nz y 2\n",
+	"tabs.txt":  "a\tb\tc\n\tindented\nno tabs here\n12345678\tx\n1234567\ty\n  \t mixed\n",
+	"utf8.txt":  "héllo wörld\nnaïve café\n日本語テキスト\nplain\n",
+	"words.txt": "the quick brown fox jumps over the lazy dog and keeps running far away into the distance until night\nshort\n\nanother fairly long line that should be folded somewhere around here ok\n",
+	"j1.txt":    "1 apple red\n2 banana yellow\n3 cherry red\n5 grape purple\n",
+	"j2.txt":    "1 fruit\n2 fruit\n4 veg\n5 fruit\n5 berry\n",
+	"c1.txt":    "apple\nbanana\ncherry\ndate\n",
+	"c2.txt":    "banana\ncherry\nelder\nfig\n",
+	"unsorted.txt": "b\na\nc\n",
+	"crlf.txt":  "one\r\ntwo\r\n",
+	"bin.dat":   "\x00\x01\x02hello\x7f\xff\xfeworld\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00abc\tdef\nstrings here\x00x",
+	"sub/x.txt": "in a subfolder\n",
+}
+
+// splitWords splits a test command line on blanks, honouring '…' and "…"
+// quoting (no escapes inside single quotes, \" and \\ inside double ones).
+func splitWords(s string) []string {
+	var out []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			inWord = true
+		case c == ' ':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// gnuCase is one differential case: argv (as a quoted line) and stdin.
+type gnuCase struct {
+	line  string
+	stdin string
+}
+
+type outcome struct {
+	stdout, stderr string
+	code           int
+	files          map[string]string
+}
+
+func writeTree(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// readTree reads back every regular file of dir.
+func readTree(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || !info.Mode().IsRegular() {
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return nil
+	})
+	return out
+}
+
+func requireGNU(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s not installed: %v", name, err)
+		}
+		t.Skipf("%s not installed: %v", name, err)
+	}
+	return p
+}
+
+func runHost(t *testing.T, argv []string, stdin string, files map[string]string) outcome {
+	t.Helper()
+	dir := t.TempDir()
+	writeTree(t, dir, files)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = []string{"LANG=C.UTF-8", "PATH=/usr/bin:/bin", "TZ=UTC"}
+	cmd.Stdin = strings.NewReader(stdin)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%v: %v", argv, err)
+	}
+	return outcome{stdout: o.String(), stderr: e.String(), code: code, files: readTree(t, dir)}
+}
+
+func commandTable() map[string]command.Func {
+	m := map[string]command.Func{}
+	for _, s := range Commands() {
+		m[s.Name] = s.Func
+	}
+	m["echo"] = testEcho
+	return m
+}
+
+// testEcho is a minimal echo for xargs tests.
+func testEcho(ctx context.Context, env *command.Env) int {
+	fmt.Fprintln(env.Stdout, strings.Join(env.Args[1:], " "))
+	return 0
+}
+
+func runOurs(t *testing.T, argv []string, stdin string, files map[string]string) outcome {
+	t.Helper()
+	sb := commandtest.New(t)
+	sb.WriteFiles(t, files)
+	table := commandTable()
+	sb.Commands = table
+	fn, ok := table[argv[0]]
+	if !ok {
+		t.Fatalf("no command %s", argv[0])
+	}
+	res := sb.Run(context.Background(), fn, stdin, argv...)
+	return outcome{stdout: res.Stdout, stderr: res.Stderr, code: res.Code, files: readTree(t, sb.Workspace)}
+}
+
+// diffCases runs each case under GNU and under our Func and compares
+// stdout, exit status, whether stderr is empty, and the files left behind.
+// It returns the number of cases that matched.
+func diffCases(t *testing.T, cases []gnuCase) int {
+	t.Helper()
+	pass := 0
+	for _, c := range cases {
+		argv := splitWords(c.line)
+		requireGNU(t, argv[0])
+		want := runHost(t, argv, c.stdin, gnuFiles)
+		got := runOurs(t, argv, c.stdin, gnuFiles)
+		ok := true
+		if got.stdout != want.stdout {
+			t.Errorf("%s: stdout\n got: %q\nwant: %q", c.line, got.stdout, want.stdout)
+			ok = false
+		}
+		if got.code != want.code {
+			t.Errorf("%s: exit %d, want %d (stderr %q, want %q)", c.line, got.code, want.code, got.stderr, want.stderr)
+			ok = false
+		}
+		if (got.stderr == "") != (want.stderr == "") {
+			t.Errorf("%s: stderr %q, want %q", c.line, got.stderr, want.stderr)
+			ok = false
+		}
+		for name, content := range want.files {
+			if got.files[name] != content {
+				t.Errorf("%s: file %s = %q, want %q", c.line, name, got.files[name], content)
+				ok = false
+			}
+		}
+		for name := range got.files {
+			if _, ok2 := want.files[name]; !ok2 {
+				t.Errorf("%s: left extra file %s", c.line, name)
+				ok = false
+			}
+		}
+		if ok {
+			pass++
+		}
+	}
+	t.Logf("%d/%d cases match GNU", pass, len(cases))
+	return pass
+}
+
+func lines(stdin string, ls ...string) []gnuCase {
+	var out []gnuCase
+	for _, l := range ls {
+		out = append(out, gnuCase{line: l, stdin: stdin})
+	}
+	return out
+}
+
+func TestGNUHeadTail(t *testing.T) {
+	cases := lines("s1\ns2\ns3\n",
+		"head a.txt", "head -n 3 a.txt", "head -3 a.txt", "head -n -3 a.txt", "head -c 5 a.txt", "head -c -5 a.txt",
+		"head -n 2 a.txt b.txt", "head -q -n 1 a.txt b.txt", "head -v b.txt", "head -n 1 a.txt - b.txt",
+		"head -n 0 a.txt", "head nonl.txt", "head -n -1 nonl.txt", "head missing.txt", "head -n x a.txt",
+		"head -c 1k a.txt", "head --lines=2 a.txt", "head -n1 empty.txt a.txt", "head", "head -z -n1 bin.dat",
+		"head -x a.txt", "head -n", "head sub",
+		"tail a.txt", "tail -n 3 a.txt", "tail -3 a.txt", "tail -n +3 a.txt", "tail +3 a.txt", "tail -c 5 a.txt",
+		"tail -c +5 a.txt", "tail -n 1 nonl.txt", "tail -n 2 a.txt b.txt", "tail -q -n1 a.txt b.txt",
+		"tail -n 0 a.txt", "tail -n +0 b.txt", "tail missing.txt b.txt", "tail", "tail -n -2 a.txt", "tail -3c a.txt",
+		"tail -v -n1 b.txt", "tail -n +100 a.txt", "tail -c 1000 b.txt",
+	)
+	diffCases(t, cases)
+}
+
+func TestGNUWc(t *testing.T) {
+	cases := lines("hello world\nfoo\n",
+		"wc a.txt", "wc -l a.txt", "wc -w a.txt", "wc -c a.txt", "wc -m utf8.txt", "wc -L utf8.txt", "wc -L tabs.txt",
+		"wc", "wc -l", "wc -lw", "wc a.txt b.txt", "wc -l a.txt b.txt", "wc empty.txt", "wc nonl.txt",
+		"wc missing.txt a.txt", "wc a.txt missing.txt", "wc -", "wc a.txt -", "wc -c bin.dat", "wc -w bin.dat", "wc -m bin.dat",
+		"wc sub", "wc -lwmcL words.txt", "wc -L a.txt b.txt", "wc --lines a.txt", "wc -q",
+	)
+	diffCases(t, cases)
+}

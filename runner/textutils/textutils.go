@@ -1,0 +1,178 @@
+// Package textutils holds the runner's text tools: head, tail, wc, sort,
+// uniq, cut, tr, paste, join, comm, nl, tac, rev, fold, expand, unexpand,
+// column, seq, tee, xargs, diff, base64, the checksum tools, od, strings and
+// split. Each is a command.Func that reads and writes only through its Env,
+// so it stays inside the agent's view. Output follows GNU coreutils (and
+// util-linux for column, diffutils for diff) byte for byte for the flags
+// agents use; text is compared as bytes, as in the C locale.
+package textutils
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"syscall"
+
+	"github.com/wsfs/wsfs/runner/command"
+)
+
+// Commands lists the text tools for the runner's command table.
+func Commands() []command.Spec {
+	return []command.Spec{
+		{Name: "head", Summary: "output the first part of files", Flags: []string{"-n [-]N", "-c [-]N", "-q", "-v", "-z"}, Func: Head},
+		{Name: "tail", Summary: "output the last part of files", Flags: []string{"-n [+]N", "-c [+]N", "-q", "-v", "-z"}, Func: Tail},
+		{Name: "wc", Summary: "print newline, word, and byte counts", Flags: []string{"-l", "-w", "-c", "-m", "-L"}, Func: Wc},
+		{Name: "sort", Summary: "sort lines of text", Flags: []string{"-n", "-r", "-u", "-k POS1[,POS2]", "-t SEP", "-h", "-V", "-g", "-M", "-s", "-f", "-b", "-d", "-i", "-o FILE", "-c", "-C", "-z", "-m"}, Func: Sort},
+		{Name: "uniq", Summary: "report or omit repeated lines", Flags: []string{"-c", "-d", "-D", "-u", "-i", "-f N", "-s N", "-w N", "-z"}, Func: Uniq},
+		{Name: "cut", Summary: "remove sections from each line", Flags: []string{"-b LIST", "-c LIST", "-f LIST", "-d DELIM", "-s", "--complement", "--output-delimiter=S", "-z"}, Func: Cut},
+		{Name: "tr", Summary: "translate or delete characters", Flags: []string{"-d", "-s", "-c", "-C", "-t"}, Func: Tr},
+		{Name: "paste", Summary: "merge lines of files", Flags: []string{"-d LIST", "-s", "-z"}, Func: Paste},
+		{Name: "join", Summary: "join lines of two files on a common field", Flags: []string{"-t C", "-1 F", "-2 F", "-j F", "-a N", "-v N", "-e S", "-o LIST", "-i", "--header", "--nocheck-order", "--check-order"}, Func: Join},
+		{Name: "comm", Summary: "compare two sorted files line by line", Flags: []string{"-1", "-2", "-3", "--output-delimiter=S", "--total", "--check-order", "--nocheck-order", "-z"}, Func: Comm},
+		{Name: "nl", Summary: "number lines of files", Flags: []string{"-b STYLE", "-n FORMAT", "-w N", "-s S", "-v N", "-i N"}, Func: Nl},
+		{Name: "tac", Summary: "concatenate and print files in reverse", Flags: []string{"-s SEP", "-b"}, Func: Tac},
+		{Name: "rev", Summary: "reverse lines characterwise", Func: Rev},
+		{Name: "fold", Summary: "wrap each input line to fit in specified width", Flags: []string{"-w N", "-s", "-b"}, Func: Fold},
+		{Name: "expand", Summary: "convert tabs to spaces", Flags: []string{"-t LIST", "-i"}, Func: Expand},
+		{Name: "unexpand", Summary: "convert spaces to tabs", Flags: []string{"-t LIST", "-a", "--first-only"}, Func: Unexpand},
+		{Name: "column", Summary: "columnate lists", Flags: []string{"-t", "-s SEP", "-o SEP", "-c N", "-x", "-R LIST"}, Func: Column},
+		{Name: "seq", Summary: "print a sequence of numbers", Flags: []string{"-s S", "-w", "-f FORMAT"}, Func: Seq},
+		{Name: "tee", Summary: "copy standard input to files and standard output", Flags: []string{"-a", "-i", "-p"}, Func: Tee},
+		{Name: "xargs", Summary: "build and run commands from standard input", Flags: []string{"-0", "-d C", "-n N", "-L N", "-I R", "-r", "-t", "-P N", "-s N", "-x", "-a FILE", "-E S"}, Func: Xargs},
+		{Name: "diff", Summary: "compare files line by line", Flags: []string{"-u", "-U N", "-c", "-q", "-r", "-N", "-s", "-i", "-w", "-b", "-B", "--label L", "--brief"}, Func: Diff},
+		{Name: "base64", Summary: "base64 encode/decode data", Flags: []string{"-d", "-w N", "-i"}, Func: Base64},
+		{Name: "md5sum", Summary: "compute and check MD5 message digests", Flags: sumFlags, Func: Md5sum},
+		{Name: "sha1sum", Summary: "compute and check SHA1 message digests", Flags: sumFlags, Func: Sha1sum},
+		{Name: "sha256sum", Summary: "compute and check SHA256 message digests", Flags: sumFlags, Func: Sha256sum},
+		{Name: "sha512sum", Summary: "compute and check SHA512 message digests", Flags: sumFlags, Func: Sha512sum},
+		{Name: "od", Summary: "dump files in octal and other formats", Flags: []string{"-A d|o|x|n", "-t TYPE", "-c", "-x", "-o", "-d", "-b", "-N N", "-j N", "-v", "-w N"}, Func: Od},
+		{Name: "strings", Summary: "print the printable strings in files", Flags: []string{"-n N", "-a", "-t d|o|x"}, Func: Strings},
+		{Name: "split", Summary: "split a file into pieces", Flags: []string{"-l N", "-b SIZE", "-n N", "-d", "-x", "-a N", "--additional-suffix=S"}, Func: Split},
+	}
+}
+
+// run holds what every tool needs during one invocation: its Env, a
+// buffered stdout whose first write error stops the work, and a counter
+// that polls the context every few thousand steps.
+type run struct {
+	ctx   context.Context
+	env   *command.Env
+	out   *bufio.Writer
+	sink  *stickyWriter
+	steps int
+}
+
+func newRun(ctx context.Context, env *command.Env) *run {
+	sink := &stickyWriter{w: env.Stdout}
+	return &run{ctx: ctx, env: env, sink: sink, out: bufio.NewWriterSize(sink, 64<<10)}
+}
+
+// stickyWriter remembers the first write error so that a capped or closed
+// stdout stops a tool instead of being retried line after line.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	if err != nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// stopped reports whether the tool should give up: the context is done or
+// stdout failed. It checks the context only every 256 calls.
+func (r *run) stopped() bool {
+	r.steps++
+	if r.steps&255 == 0 && r.ctx.Err() != nil {
+		return true
+	}
+	return r.sink.err != nil
+}
+
+// finish flushes stdout and turns a write error or a cancelled context
+// into a diagnostic and status 1; otherwise it returns status.
+func (r *run) finish(status int) int {
+	if err := r.out.Flush(); err != nil {
+		if !errors.Is(err, context.Canceled) {
+			r.env.Errorf("write error: %s", command.Strerror(err))
+		}
+		return 1
+	}
+	if r.ctx.Err() != nil {
+		return 1
+	}
+	return status
+}
+
+// open opens an input operand; "-" is standard input, which is never closed.
+func (r *run) open(name string) (io.ReadCloser, error) {
+	if name == "-" {
+		return io.NopCloser(r.env.Stdin), nil
+	}
+	f, err := r.env.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// create opens an output file, truncating or appending.
+func (r *run) create(name string, appendMode bool) (command.File, error) {
+	flag := syscall.O_WRONLY | syscall.O_CREAT
+	if appendMode {
+		flag |= syscall.O_APPEND
+	} else {
+		flag |= syscall.O_TRUNC
+	}
+	return r.env.FS.OpenFile(name, flag, 0o666)
+}
+
+// readAll reads a whole input operand, checking the context between chunks.
+func (r *run) readAll(rd io.Reader) ([]byte, error) {
+	var buf []byte
+	chunk := make([]byte, 64<<10)
+	for {
+		if r.ctx.Err() != nil {
+			return buf, r.ctx.Err()
+		}
+		n, err := rd.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// readFile reads a whole operand by name ("-" is stdin).
+func (r *run) readFile(name string) ([]byte, error) {
+	f, err := r.open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return r.readAll(f)
+}
+
+// quote renders a file name as GNU's quote() does in the C locale.
+func quote(s string) string {
+	if strings.ContainsAny(s, "'") {
+		return "\"" + s + "\""
+	}
+	return "'" + s + "'"
+}
+
+// isDirErr reports a read of a directory.
+func isDirErr(err error) bool {
+	return errors.Is(err, syscall.EISDIR)
+}
