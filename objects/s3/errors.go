@@ -168,6 +168,10 @@ func (s *Store) describe(op string, d objects.Digest, err error) error {
 			return fmt.Errorf("s3: %s: blob not in %s: %w", what, s.name, objects.ErrNotFound)
 		case er.Code == minio.NoSuchBucket:
 			return classified(ErrNoBucket, "s3: bucket %s does not exist at %s: create it or fix --store", s.cfg.Bucket, s.endpoint)
+		case er.Region != "" && er.Region != s.cfg.Region &&
+			(er.Code == "AuthorizationHeaderMalformed" || er.Code == "PermanentRedirect" || er.Code == minio.InvalidRegion || er.StatusCode == 301):
+			return classified(ErrAccess, "s3: %s on %s: the bucket is in region %s, not %s: add region=%s to --store",
+				what, s.name, er.Region, s.cfg.Region, er.Region)
 		case er.Code == "AccessDenied":
 			return classified(ErrAccess, "s3: %s on %s: access denied: check the credentials in %s and their permissions on bucket %s",
 				what, s.name, credVars, s.cfg.Bucket)

@@ -564,6 +564,24 @@ func TestClearErrors(t *testing.T) {
 			t.Errorf("Check = %v, want ErrUnreachable suggesting secure=false", err)
 		}
 	})
+	t.Run("wrong region", func(t *testing.T) {
+		p := startProxy(t, srv, func(n int64, w http.ResponseWriter, r *http.Request) bool {
+			w.Header().Set("Content-Type", "application/xml")
+			w.WriteHeader(400)
+			fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AuthorizationHeaderMalformed</Code>`+
+				`<Message>the region 'us-east-1' is wrong; expecting 'eu-west-1'</Message><Region>eu-west-1</Region></Error>`)
+			return true
+		})
+		cfg := config(srv, bucket, "")
+		cfg.Endpoint = p.endpoint()
+		err := newStore(t, cfg).Check(ctx)
+		if !strings.Contains(err.Error(), "the bucket is in region eu-west-1, not us-east-1: add region=eu-west-1 to --store") {
+			t.Errorf("Check = %v, want the region hint", err)
+		}
+		if n := p.requests.Load(); n != 1 {
+			t.Errorf("a wrong region was tried %d times, want once", n)
+		}
+	})
 	t.Run("ok", func(t *testing.T) {
 		if err := newStore(t, config(srv, bucket, "")).Check(ctx); err != nil {
 			t.Errorf("Check on a good store: %v", err)
