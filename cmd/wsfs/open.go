@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/wsfs/wsfs/meta"
+	"github.com/wsfs/wsfs/objects"
+	"github.com/wsfs/wsfs/objects/storeurl"
+)
+
+func init() {
+	errorCodes = append(errorCodes,
+		struct {
+			match func(error) bool
+			code  int
+		}{func(err error) bool { return errors.Is(err, meta.ErrStale) }, exitStale},
+		struct {
+			match func(error) bool
+			code  int
+		}{func(err error) bool {
+			return errors.Is(err, meta.ErrNotFound) || errors.Is(err, objects.ErrNotFound)
+		}, exitNotFound},
+		struct {
+			match func(error) bool
+			code  int
+		}{func(err error) bool { return errors.Is(err, meta.ErrInvalid) }, exitUsage},
+	)
+}
+
+// home returns the state folder from --home, WSFS_HOME or the default.
+func (g *globalFlags) homeDir() (string, error) {
+	if g.home != "" {
+		return filepath.Abs(g.home)
+	}
+	return storeurl.Home()
+}
+
+// openStore opens the object store named by --store (or the default).
+func (g *globalFlags) openStore(ctx context.Context) (objects.Store, string, error) {
+	home, err := g.homeDir()
+	if err != nil {
+		return nil, "", err
+	}
+	raw := g.store
+	if raw == "" {
+		if raw, err = defaultStore(home); err != nil {
+			return nil, "", err
+		}
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, "", fmt.Errorf("cannot create the state folder %s: %w (set --home or WSFS_HOME to a writable folder)", home, err)
+	}
+	st, err := storeurl.Open(ctx, raw, storeurl.Options{Home: home})
+	if err != nil {
+		return nil, "", err
+	}
+	return st, home, nil
+}
+
+// defaultStore is the objects folder under home, unless WSFS_STORE says otherwise.
+func defaultStore(home string) (string, error) {
+	if env := os.Getenv(storeurl.EnvStore); env != "" {
+		return env, nil
+	}
+	return "file://" + filepath.Join(home, "objects"), nil
+}
+
+// openDB opens the store and meta.db under home.
+func (g *globalFlags) openDB(ctx context.Context, readOnly bool) (*meta.DB, error) {
+	st, home, err := g.openStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(home, meta.DBFileName)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		readOnly = false // a fresh home: create the empty database
+	}
+	db, err := meta.Open(ctx, path, st, meta.Options{ReadOnly: readOnly})
+	if err != nil {
+		closeStore(st)
+		return nil, err
+	}
+	return db, nil
+}
+
+func closeStore(st objects.Store) {
+	if c, ok := st.(interface{ Close() error }); ok {
+		c.Close()
+	}
+}
+
+func closeDB(db *meta.DB) {
+	st := db.Store()
+	db.Close()
+	closeStore(st)
+}

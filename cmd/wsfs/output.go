@@ -1,0 +1,53 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0) }
+
+// humanBytes prints sizes as ls -h does: 512, 4.0K, 1.5M.
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d", n)
+	}
+	f := float64(n)
+	for _, suffix := range []string{"K", "M", "G", "T", "P"} {
+		f /= unit
+		if f < unit {
+			if f < 10 {
+				return fmt.Sprintf("%.1f%s", f, suffix)
+			}
+			return fmt.Sprintf("%.0f%s", f, suffix)
+		}
+	}
+	return fmt.Sprintf("%.0fE", f/unit)
+}
+
+func shortTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+// oneLine shortens a command for a table cell.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		return s[:max-1] + "…"
+	}
+	return s
+}
