@@ -29,11 +29,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/wsfs/wsfs/objects"
 	"github.com/wsfs/wsfs/objects/s3"
@@ -296,7 +298,8 @@ type Options struct {
 
 // Open opens the store named by raw (Default() when raw is empty). A
 // remote store is checked (unless opts.NoCheck) and fronted by the local
-// read cache under Home/cache.
+// read cache under Home/cache; the store returned then is a *CachedStore,
+// which the caller should Close (any store may be tested for io.Closer).
 func Open(ctx context.Context, raw string, opts Options) (objects.Store, error) {
 	if raw == "" {
 		d, err := Default()
@@ -336,13 +339,63 @@ func OpenSpec(ctx context.Context, spec Spec, opts Options) (objects.Store, erro
 	return nil, errors.New("storeurl: spec of unknown kind " + strconv.Quote(string(spec.Kind)))
 }
 
-// withCache fronts a remote store with the local read cache.
+// withCache fronts a remote store with the local read cache, in a folder
+// of its own under Home/cache (one per store URL, so that two stores never
+// answer for each other's blobs). A cache folder belongs to one process at
+// a time: if another process holds it, this one reads the remote directly.
 func withCache(st objects.Store, spec Spec, opts Options) (objects.Store, error) {
 	if spec.CacheSize == 0 {
 		return st, nil
 	}
-	// The read cache (objects.NewCache) is not in the objects package yet;
-	// until it is, remote stores are used directly.
-	_ = opts
-	return st, nil
+	home := opts.Home
+	if home == "" {
+		h, err := Home()
+		if err != nil {
+			return nil, err
+		}
+		home = h
+	}
+	key := objects.Sum([]byte(cacheKey(spec))).Short()
+	dir := filepath.Join(home, "cache", string(spec.Kind)+"-"+key)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("storeurl: cache folder %s: %w; fix its permissions, set %s, or add cache=off to the store URL", dir, err, EnvHome)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("storeurl: cache folder %s: %w; fix its permissions, set %s, or add cache=off to the store URL", dir, err, EnvHome)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		slog.Info("storeurl: read cache in use by another process; reading the store directly", "cache", dir)
+		return st, nil
+	}
+	cache, err := objects.NewCache(st, filepath.Join(dir, "objects"), spec.CacheSize)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return &CachedStore{Cache: cache, lock: lock}, nil
+}
+
+// cacheKey identifies a remote store: endpoint, bucket and prefix.
+func cacheKey(spec Spec) string {
+	ep := strings.TrimPrefix(strings.TrimPrefix(spec.S3.Endpoint, "https://"), "http://")
+	return ep + "/" + spec.S3.Bucket + "/" + spec.S3.Prefix
+}
+
+// CachedStore is a remote store behind its local read cache, as Open
+// returns it. Close releases the cache folder for other processes.
+type CachedStore struct {
+	*objects.Cache
+	lock *os.File
+}
+
+// Close releases the cache folder; the store must not be used afterwards.
+func (c *CachedStore) Close() error {
+	if c.lock == nil {
+		return nil
+	}
+	err := c.lock.Close() // closing the descriptor drops the flock
+	c.lock = nil
+	return err
 }

@@ -187,12 +187,16 @@ func TestOpenS3(t *testing.T) {
 	}
 	bucket := srv.Bucket(t)
 	ctx := context.Background()
+	t.Setenv(storeurl.EnvHome, t.TempDir())
 	t.Setenv(s3.EnvAccessKey, srv.AccessKey)
 	t.Setenv(s3.EnvSecretKey, srv.SecretKey)
 	raw := "s3://" + bucket + "/ws?endpoint=" + srv.Endpoint + "&secure=false&region=us-east-1"
-	st, err := storeurl.Open(ctx, raw, storeurl.Options{})
+	st, err := storeurl.Open(ctx, raw+"&cache=off", storeurl.Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, ok := st.(*s3.Store); !ok {
+		t.Fatalf("Open with cache=off gave %T, want *s3.Store", st)
 	}
 	d, err := objects.PutBytes(ctx, st, []byte("over s3"))
 	if err != nil {
@@ -233,5 +237,74 @@ func TestOpenS3(t *testing.T) {
 	_, err = storeurl.Open(ctx, raw, storeurl.Options{S3: func(c *s3.Config) { c.AccessKey, c.SecretKey = srv.AccessKey, srv.SecretKey }})
 	if err != nil {
 		t.Errorf("Open with credentials from Options.S3: %v", err)
+	}
+}
+
+func TestOpenS3Cache(t *testing.T) {
+	clearEnv(t)
+	srv := s3test.Start(t)
+	if srv.Secure {
+		t.Skip("the test builds a plain-HTTP URL")
+	}
+	bucket := srv.Bucket(t)
+	ctx := context.Background()
+	home := t.TempDir()
+	t.Setenv(s3.EnvAccessKey, srv.AccessKey)
+	t.Setenv(s3.EnvSecretKey, srv.SecretKey)
+	raw := "s3://" + bucket + "/ws?endpoint=" + srv.Endpoint + "&secure=false&cache=1MiB"
+	st, err := storeurl.Open(ctx, raw, storeurl.Options{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached, ok := st.(*storeurl.CachedStore)
+	if !ok {
+		t.Fatalf("Open of a remote store gave %T, want *storeurl.CachedStore", st)
+	}
+	d, err := objects.PutBytes(ctx, st, []byte("cached"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if got, err := objects.Get(ctx, st, d); err != nil || string(got) != "cached" {
+			t.Fatalf("Get = %q, %v", got, err)
+		}
+	}
+	if s := cached.Stats(); s.Hits < 1 || s.Blobs != 1 {
+		t.Errorf("cache stats after two Gets: %+v", s)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(home, "cache", "s3-*", "objects", "blobs", d.Key()[6:8], d.String()))
+	if len(dirs) != 1 {
+		t.Errorf("cached copy not under %s/cache: %v", home, dirs)
+	}
+
+	// A second user of the same cache folder reads the store directly.
+	other, err := storeurl.Open(ctx, raw, storeurl.Options{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := other.(*s3.Store); !ok {
+		t.Errorf("second Open while the cache is held gave %T, want *s3.Store", other)
+	}
+	if err := cached.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := storeurl.Open(ctx, raw, storeurl.Options{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := again.(*storeurl.CachedStore); !ok {
+		t.Errorf("Open after Close gave %T, want the cache back", again)
+	} else {
+		c.Close()
+	}
+
+	// Another prefix is another store, with a cache of its own.
+	st2, err := storeurl.Open(ctx, strings.Replace(raw, "/ws?", "/other?", 1), storeurl.Options{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.(*storeurl.CachedStore).Close()
+	if _, err := objects.Get(ctx, st2, d); !errors.Is(err, objects.ErrNotFound) {
+		t.Errorf("a blob of prefix ws read through prefix other: %v", err)
 	}
 }
