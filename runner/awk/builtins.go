@@ -451,7 +451,12 @@ func (in *interp) sprintf(format string, args []value) string {
 			n := math.Trunc(nextArg().toNum())
 			b.WriteString(formatInt(n, fl, width, prec, spec))
 		case 'o', 'x', 'X', 'u':
-			n := math.Trunc(nextArg().toNum())
+			orig := nextArg().toNum()
+			n := math.Trunc(orig)
+			if orig == 0 {
+				// gawk adds no "#" prefix to a true zero (but does to 0.1).
+				fl = strings.ReplaceAll(fl, "#", "")
+			}
 			if math.IsInf(n, 0) || math.IsNaN(n) || math.Abs(n) >= 1<<64 {
 				b.WriteString(formatFloat(n, 'g', fl, width, prec, spec))
 				break
@@ -462,15 +467,7 @@ func (in *interp) sprintf(format string, args []value) string {
 			} else {
 				u = uint64(n)
 			}
-			v := verb
-			if v == 'u' {
-				v = 'd'
-			}
-			if u == 0 {
-				fl = strings.ReplaceAll(fl, "#", "")
-			}
-			fl = strings.ReplaceAll(strings.ReplaceAll(fl, "+", ""), " ", "")
-			b.WriteString(fmt.Sprintf(spec(v), u))
+			b.WriteString(formatUnsigned(u, verb, fl, width, prec))
 		case 'e', 'E', 'f', 'F', 'g', 'G':
 			b.WriteString(formatFloat(nextArg().toNum(), verb, fl, width, prec, spec))
 		case 'c':
@@ -492,11 +489,12 @@ func (in *interp) sprintf(format string, args []value) string {
 					s = "\x00"
 				}
 			}
-			prec = -1
-			b.WriteString(fmt.Sprintf(spec('s'), s))
+			// gawk pads %c by bytes and never with zeros.
+			b.WriteString(pad(s, strings.ReplaceAll(fl, "0", ""), width-(len(s)-charLen(s))))
 		case 's':
 			v := nextArg()
 			s := in.toStr(v)
+			fl = strings.ReplaceAll(fl, "0", "")
 			b.WriteString(fmt.Sprintf(spec('s'), s))
 		default:
 			// Not a conversion: gawk prints the text as it is.
@@ -504,6 +502,49 @@ func (in *interp) sprintf(format string, args []value) string {
 		}
 	}
 	return b.String()
+}
+
+// formatUnsigned does %o %x %X %u the way gawk does: "#" always adds the
+// prefix (even to zero, and on top of a precision for %o).
+func formatUnsigned(u uint64, verb byte, fl string, width, prec int) string {
+	base := 10
+	switch verb {
+	case 'o':
+		base = 8
+	case 'x', 'X':
+		base = 16
+	}
+	digits := strconv.FormatUint(u, base)
+	if verb == 'X' {
+		digits = strings.ToUpper(digits)
+	}
+	if prec == 0 && u == 0 {
+		digits = ""
+	}
+	if len(digits) < prec {
+		digits = strings.Repeat("0", prec-len(digits)) + digits
+	}
+	prefix := ""
+	if strings.Contains(fl, "#") {
+		switch verb {
+		case 'o':
+			prefix = "0"
+		case 'x':
+			prefix = "0x"
+		case 'X':
+			prefix = "0X"
+		}
+	}
+	n := len(prefix) + len(digits)
+	switch {
+	case width <= n:
+		return prefix + digits
+	case strings.Contains(fl, "-"):
+		return prefix + digits + strings.Repeat(" ", width-n)
+	case strings.Contains(fl, "0") && prec < 0:
+		return prefix + strings.Repeat("0", width-n) + digits
+	}
+	return strings.Repeat(" ", width-n) + prefix + digits
 }
 
 func formatInt(n float64, fl string, width, prec int, spec func(byte) string) string {

@@ -144,6 +144,8 @@ func formatG(n float64, prec int, alt, upper bool) string {
 		mant := e[:i]
 		if !alt {
 			mant = trimZeros(mant)
+		} else if !strings.Contains(mant, ".") {
+			mant += "."
 		}
 		es := e[i+1:]
 		sign := es[0]
