@@ -68,7 +68,9 @@ func newEngine(o *options) (*engine, []string, error) {
 		e.litExact = o.matcher == matchFixed && len(o.patterns) == 1 && !o.ignoreCase && !e.word && !e.wholeLine
 	}
 	flags, expr, ok := p.GoSyntaxParts(false)
-	if ok {
+	// GNU's -w never accepts an empty match found by shortening a longer
+	// one; only the backtracker can tell, so such patterns go there.
+	if ok && !(e.word && p.CanMatchEmpty()) {
 		if err := e.compileGo(flags, expr, true); err == nil {
 			if p.BufferSafe() {
 				e.bufRE = e.lineRE
@@ -152,25 +154,35 @@ func (e *engine) matchLine(ctx context.Context, line []byte) (bool, error) {
 }
 
 // btWordAt finds, by backtracking, the leftmost match at or after pos
-// that is a whole word (GNU's -w: no word character right before or
-// after it), preferring the longest at that start.
+// that is a whole word, as GNU's -w search does: at each start it tries
+// the longest match, then shorter non-empty ones, and it needs no word
+// character right before or after.
 func (e *engine) btWordAt(ctx context.Context, line []byte, pos int) (int, int, error) {
+	isEnd := make([]bool, len(line)+1)
 	for s := pos; s <= len(line); s = nextRune(line, s) {
 		if s > 0 && isWordBefore(line, s) {
 			continue
 		}
-		best := -1
+		clear(isEnd)
+		longest := -1
 		err := e.bt.Ends(ctx, line, s, func(end int) bool {
-			if end > best && !isWordAt(line, end) {
-				best = end
-			}
-			return best == len(line)
+			isEnd[end] = true
+			longest = max(longest, end)
+			return false
 		})
 		if err != nil {
 			return -1, -1, err
 		}
-		if best >= 0 {
-			return s, best, nil
+		if longest < 0 {
+			continue
+		}
+		if !isWordAt(line, longest) {
+			return s, longest, nil
+		}
+		for end := longest - 1; end > s; end-- {
+			if isEnd[end] && !isWordAt(line, end) {
+				return s, end, nil
+			}
 		}
 	}
 	return -1, -1, nil

@@ -38,6 +38,35 @@ func (p *Pattern) GoSyntax(captures bool) (string, bool) {
 	return e.b.String(), true
 }
 
+// CanMatchEmpty reports whether some match may be empty.
+func (p *Pattern) CanMatchEmpty() bool { return nullable(p.root) }
+
+func nullable(n *node) bool {
+	switch n.op {
+	case opLit, opAny, opClass:
+		return false
+	case opGroup:
+		return nullable(n.subs[0])
+	case opRepeat:
+		return n.min == 0 || nullable(n.subs[0])
+	case opConcat:
+		for _, s := range n.subs {
+			if !nullable(s) {
+				return false
+			}
+		}
+		return true
+	case opAlt:
+		for _, s := range n.subs {
+			if nullable(s) {
+				return true
+			}
+		}
+		return false
+	}
+	return true // empty, anchors, back-references
+}
+
 // BufferSafe reports whether GoSyntax's result can run over a buffer of
 // many lines: it must not use \` or \' and the records must be lines.
 func (p *Pattern) BufferSafe() bool {

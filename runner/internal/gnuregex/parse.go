@@ -230,7 +230,23 @@ func (p *parser) atAltEnd() bool {
 
 func (p *parser) parseAlt() (*node, error) {
 	var alts []*node
+	// As glibc: a branch may refer back only to groups closed before the
+	// alternation or in the branch itself.
+	initial := make(map[int]bool, len(p.closed))
+	for k := range p.closed {
+		initial[k] = true
+	}
+	accumulated := map[int]bool{}
 	for {
+		if len(alts) > 0 {
+			for k := range p.closed {
+				accumulated[k] = true
+			}
+			p.closed = make(map[int]bool, len(initial))
+			for k := range initial {
+				p.closed[k] = true
+			}
+		}
 		n, err := p.parseConcat()
 		if err != nil {
 			return nil, err
@@ -251,6 +267,9 @@ func (p *parser) parseAlt() (*node, error) {
 			}
 		}
 		break
+	}
+	for k := range accumulated {
+		p.closed[k] = true
 	}
 	if len(alts) == 1 {
 		return alts[0], nil
@@ -275,9 +294,16 @@ func (p *parser) parseConcat() (*node, error) {
 		if rep, ok, err := p.repeatOp(); err != nil {
 			return nil, err
 		} else if ok {
-			if start || len(items) == 0 {
+			if start || len(items) == 0 || isAnchor(items[len(items)-1]) {
 				if p.syn == ERE {
-					p.warnings = append(p.warnings, rep.name+" at start of expression")
+					// GNU drops the operator (the anchor stays), and
+					// fails to close a group that holds nothing else.
+					if c, _ := p.peek(0); c == ')' && p.depth > 0 && rep.name != "{...}" {
+						return nil, errUnmatchedParen
+					}
+					if allAnchors(items) {
+						p.warnings = append(p.warnings, rep.name+" at start of expression")
+					}
 					continue
 				}
 				// BRE: the operator is an ordinary character (GNU does not warn).
@@ -294,7 +320,7 @@ func (p *parser) parseConcat() (*node, error) {
 			return nil, err
 		}
 		items = append(items, atom)
-		start = atom.op == opBOL && len(items) == 1
+		start = false
 	}
 	switch len(items) {
 	case 0:
@@ -303,6 +329,25 @@ func (p *parser) parseConcat() (*node, error) {
 		return items[0], nil
 	}
 	return &node{op: opConcat, subs: items}, nil
+}
+
+// isAnchor reports a zero-width assertion, after which GNU reads a
+// repetition operator as if it stood at the start of the expression.
+func isAnchor(n *node) bool {
+	switch n.op {
+	case opBOL, opEOL, opWordB, opNotWordB, opWordStart, opWordEnd, opBufStart, opBufEnd:
+		return true
+	}
+	return false
+}
+
+func allAnchors(items []*node) bool {
+	for _, n := range items {
+		if !isAnchor(n) {
+			return false
+		}
+	}
+	return true
 }
 
 func literalNodes(s string) []*node {
