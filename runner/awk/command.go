@@ -195,6 +195,10 @@ func reportParseError(env *command.Env, name string, sources []source, err error
 	if lineEnd >= 0 {
 		line = src.text[lineStart : lineStart+lineEnd]
 	}
+	if pos < len(src.text) && src.text[pos] == '\n' {
+		// gawk has already counted the newline it stumbled on.
+		lineNo++
+	}
 	prefix := fmt.Sprintf("%s: %s:%d: ", name, src.name, lineNo)
 	fmt.Fprintf(env.Stderr, "%s%s\n", prefix, line)
 	fmt.Fprintf(env.Stderr, "%s%s^ %s\n", prefix, strings.Repeat(" ", pos-lineStart), se.msg)
