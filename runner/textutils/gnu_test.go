@@ -16,27 +16,27 @@ import (
 
 // gnuFiles is the workspace every differential case starts from.
 var gnuFiles = map[string]string{
-	"a.txt":     "alpha\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta\niota\nkappa\nlambda\nmu\n",
-	"b.txt":     "one\ntwo\nthree\n",
-	"empty.txt": "",
-	"nonl.txt":  "first line\nsecond line without newline",
-	"nums.txt":  "10\n2\n-3\n2.5\n1e3\n0x10\n  7\nabc\n\n-0\n+4\n1,000\n003\n",
-	"human.txt": "1K\n2M\n512\n1G\n3k\n0.5M\n100\n-1K\n",
-	"vers.txt":  "file10.txt\nfile2.txt\nfile1.txt\nv1.2.10\nv1.2.9\nv1.10\nfile-1.0a\nfile-1.0\n",
-	"table.txt": "bob 25 paris 3.5\nalice 30 london 1.25\ncarol 25 berlin 10\ndave 40 paris 2\neve 30 rome 0.5\nalice 22 oslo 7\n",
-	"colon.txt": "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/usr/sbin/nologin\nbin:x:2:2:bin:/bin:/usr/sbin/nologin\nuser:x:1000:1000:User,,,:/home/user:/bin/zsh\nshort\n",
-	"dup.txt":   "a\na\nb\nB\nb\nc\nc\nc\na\n A\n\n\nx y 1\nx y 2\nz y 2\n",
-	"tabs.txt":  "a\tb\tc\n\tindented\nno tabs here\n12345678\tx\n1234567\ty\n  \t mixed\n",
-	"utf8.txt":  "héllo wörld\nnaïve café\n日本語テキスト\nplain\n",
-	"words.txt": "the quick brown fox jumps over the lazy dog and keeps running far away into the distance until night\nshort\n\nanother fairly long line that should be folded somewhere around here ok\n",
-	"j1.txt":    "1 apple red\n2 banana yellow\n3 cherry red\n5 grape purple\n",
-	"j2.txt":    "1 fruit\n2 fruit\n4 veg\n5 fruit\n5 berry\n",
-	"c1.txt":    "apple\nbanana\ncherry\ndate\n",
-	"c2.txt":    "banana\ncherry\nelder\nfig\n",
+	"a.txt":        "alpha\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta\niota\nkappa\nlambda\nmu\n",
+	"b.txt":        "one\ntwo\nthree\n",
+	"empty.txt":    "",
+	"nonl.txt":     "first line\nsecond line without newline",
+	"nums.txt":     "10\n2\n-3\n2.5\n1e3\n0x10\n  7\nabc\n\n-0\n+4\n1,000\n003\n",
+	"human.txt":    "1K\n2M\n512\n1G\n3k\n0.5M\n100\n-1K\n",
+	"vers.txt":     "file10.txt\nfile2.txt\nfile1.txt\nv1.2.10\nv1.2.9\nv1.10\nfile-1.0a\nfile-1.0\n",
+	"table.txt":    "bob 25 paris 3.5\nalice 30 london 1.25\ncarol 25 berlin 10\ndave 40 paris 2\neve 30 rome 0.5\nalice 22 oslo 7\n",
+	"colon.txt":    "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/usr/sbin/nologin\nbin:x:2:2:bin:/bin:/usr/sbin/nologin\nuser:x:1000:1000:User,,,:/home/user:/bin/zsh\nshort\n",
+	"dup.txt":      "a\na\nb\nB\nb\nc\nc\nc\na\n A\n\n\nx y 1\nx y 2\nz y 2\n",
+	"tabs.txt":     "a\tb\tc\n\tindented\nno tabs here\n12345678\tx\n1234567\ty\n  \t mixed\n",
+	"utf8.txt":     "héllo wörld\nnaïve café\n日本語テキスト\nplain\n",
+	"words.txt":    "the quick brown fox jumps over the lazy dog and keeps running far away into the distance until night\nshort\n\nanother fairly long line that should be folded somewhere around here ok\n",
+	"j1.txt":       "1 apple red\n2 banana yellow\n3 cherry red\n5 grape purple\n",
+	"j2.txt":       "1 fruit\n2 fruit\n4 veg\n5 fruit\n5 berry\n",
+	"c1.txt":       "apple\nbanana\ncherry\ndate\n",
+	"c2.txt":       "banana\ncherry\nelder\nfig\n",
 	"unsorted.txt": "b\na\nc\n",
-	"crlf.txt":  "one\r\ntwo\r\n",
-	"bin.dat":   "\x00\x01\x02hello\x7f\xff\xfeworld\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00abc\tdef\nstrings here\x00x",
-	"sub/x.txt": "in a subfolder\n",
+	"crlf.txt":     "one\r\ntwo\r\n",
+	"bin.dat":      "\x00\x01\x02hello\x7f\xff\xfeworld\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00abc\tdef\nstrings here\x00x",
+	"sub/x.txt":    "in a subfolder\n",
 }
 
 // splitWords splits a test command line on blanks, honouring '…' and "…"
@@ -255,5 +255,28 @@ func TestGNUWc(t *testing.T) {
 		"wc missing.txt a.txt", "wc a.txt missing.txt", "wc -", "wc a.txt -", "wc -c bin.dat", "wc -w bin.dat", "wc -m bin.dat",
 		"wc sub", "wc -lwmcL words.txt", "wc -L a.txt b.txt", "wc --lines a.txt", "wc -q",
 	)
+	diffCases(t, cases)
+}
+
+func TestGNUSort(t *testing.T) {
+	cases := lines("c\na\nb\na\n",
+		"sort a.txt", "sort -r a.txt", "sort -n nums.txt", "sort -rn nums.txt", "sort -g nums.txt", "sort -h human.txt",
+		"sort -rh human.txt", "sort -V vers.txt", "sort -u dup.txt", "sort -f dup.txt", "sort -fu dup.txt", "sort -k2 table.txt",
+		"sort -k2,2n table.txt", "sort -k2,2nr table.txt", "sort -k2,2n -k1,1 table.txt", "sort -k3,3 -k2,2nr table.txt",
+		"sort -s -k2,2n table.txt", "sort -t: -k3,3n colon.txt", "sort -t: -k3n colon.txt", "sort -t: -k2 -rn colon.txt",
+		"sort -t : -k 5 colon.txt", "sort -k1.2,1.3 a.txt", "sort -k4g table.txt", "sort -b -k2 tabs.txt", "sort -k2b tabs.txt",
+		"sort -d dup.txt", "sort -i bin.dat", "sort -z bin.dat", "sort -c a.txt", "sort -c unsorted.txt", "sort -C unsorted.txt",
+		"sort -c c1.txt", "sort -cu dup.txt", "sort", "sort -", "sort -o out.txt a.txt", "sort -o a.txt a.txt", "sort missing.txt",
+		"sort a.txt b.txt", "sort -m c1.txt c2.txt", "sort -k0 a.txt", "sort -k1.0 a.txt", "sort -t ab a.txt", "sort -gn a.txt",
+		"sort -k 1,x a.txt", "sort -kx a.txt", "sort -k1z a.txt", "sort --sort=numeric nums.txt", "sort -nu nums.txt",
+		"sort -n -k2 -t' ' table.txt", "sort -k2,2 -k4,4rg table.txt", "sort -M", "sort -k 2.2,2.2 table.txt", "sort -r -k1,1 -k2n table.txt",
+		"sort -t, -k2 empty.txt", "sort nonl.txt b.txt", "sort -rs -k2,2 table.txt", "sort -uk2,2 table.txt", "sort -z -r a.txt",
+		"sort -h nums.txt", "sort -V a.txt nums.txt", "sort -k1,1n -k1,1r nums.txt", "sort -bk1,1 tabs.txt", "sort crlf.txt",
+		"sort -k1.3b,1.5 tabs.txt", "sort -t '\t' -k2 tabs.txt", "sort -R -k1,1 -c c1.txt", "sort utf8.txt", "sort -f utf8.txt",
+	)
+	months := "jan 1\nFeb 2\n mar 3\nxyz 0\nDEC 12\nnov\n"
+	cases = append(cases, gnuCase{"sort -M", months}, gnuCase{"sort -Mr", months}, gnuCase{"sort -k1,1M", months},
+		gnuCase{"sort -n", "1.5\n1.50\n01.5\n-1.5\n.5\n-.5\n-0.0\n0\n-\n."}, gnuCase{"sort -g", "inf\n-inf\nnan\n1e-3\n0x1p3\n5\nfoo\n-nan\n"},
+		gnuCase{"sort -h", "1.5K\n1K\n1023\n-2K\n-1M\n0K\n0\nK\n1k\n"})
 	diffCases(t, cases)
 }

@@ -172,7 +172,10 @@ func quote(s string) string {
 	return "'" + s + "'"
 }
 
-// isDirErr reports a read of a directory.
-func isDirErr(err error) bool {
-	return errors.Is(err, syscall.EISDIR)
+// bufferedWriter is a bufio.Writer as an io.Writer with Flush.
+type bufferedWriter interface {
+	io.Writer
+	Flush() error
 }
+
+func newBuffered(w io.Writer) bufferedWriter { return bufio.NewWriterSize(w, 64<<10) }
