@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
@@ -20,6 +21,9 @@ import (
 // memSpoolMax is the largest blob Put hashes in memory; larger ones go
 // through a temp file so that memory stays bounded.
 const memSpoolMax = 8 << 20
+
+// CheckTimeout bounds Check when its context has no deadline.
+const CheckTimeout = 30 * time.Second
 
 // singlePutMax is the largest object S3 accepts in one PUT.
 const singlePutMax = 5 << 30
@@ -87,7 +91,15 @@ func (s *Store) key(d objects.Digest) string { return s.prefix + d.Key() }
 // Check verifies that the bucket exists and that the credentials may list
 // it, with one request. Commands call it at start so that a wrong --store
 // fails at once with a one-line reason.
+//
+// Without a deadline on ctx, Check gives up after CheckTimeout, so that an
+// endpoint that swallows packets fails the command instead of hanging it.
 func (s *Store) Check(ctx context.Context) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, CheckTimeout)
+		defer cancel()
+	}
 	err := s.retry(ctx, func(ctx context.Context) error {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()

@@ -190,7 +190,7 @@ func TestOpenS3(t *testing.T) {
 	t.Setenv(storeurl.EnvHome, t.TempDir())
 	t.Setenv(s3.EnvAccessKey, srv.AccessKey)
 	t.Setenv(s3.EnvSecretKey, srv.SecretKey)
-	raw := "s3://" + bucket + "/ws?endpoint=" + srv.Endpoint + "&secure=false&region=us-east-1"
+	raw := srv.StoreURL(bucket, "ws")
 	st, err := storeurl.Open(ctx, raw+"&cache=off", storeurl.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -303,6 +303,25 @@ func (s *Server) Bucket(t testing.TB) string {
 	return name
 }
 
+// StoreURL returns the wsfs store URL of prefix in bucket on this server
+// (the form objects/storeurl parses); credentials go in the environment,
+// see Env.
+func (s *Server) StoreURL(bucket, prefix string) string {
+	u := url.URL{Scheme: "s3", Host: bucket, Path: "/" + prefix}
+	q := url.Values{}
+	q.Set("endpoint", s.Endpoint)
+	q.Set("secure", fmt.Sprint(s.Secure))
+	q.Set("region", s.Region)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// Env returns the environment variables that give a wsfs process this
+// server's credentials (append them to exec.Cmd.Env).
+func (s *Server) Env() []string {
+	return []string{"WSFS_S3_ACCESS_KEY_ID=" + s.AccessKey, "WSFS_S3_SECRET_ACCESS_KEY=" + s.SecretKey}
+}
+
 func removeBucket(c *minio.Client, name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
