@@ -24,7 +24,8 @@ type engine struct {
 
 	lineRE   *regexp.Regexp // matches a record (wrapped for -w / -x)
 	plainRE  *regexp.Regexp // the patterns alone, for -o
-	wordRE2  *regexp.Regexp // -w continuation: a non-word char, then the pattern
+	wordRE0  *regexp.Regexp // -w: a word match at the start of the record
+	wordRE2  *regexp.Regexp // -w: a non-word char, then a word match
 	bufRE    *regexp.Regexp // lineRE when it can run over many records at once
 	bt       *gnuregex.Matcher
 	literal  []byte // every match contains it
@@ -121,6 +122,9 @@ func (e *engine) compileGo(flags, expr string, longest bool) error {
 		if e.lineRE, err = compile(flags + "(?:^|" + nonWord + ")(" + expr + ")(?:" + nonWord + "|$)"); err != nil {
 			return err
 		}
+		if e.wordRE0, err = compile(flags + "^(" + expr + ")(?:" + nonWord + "|$)"); err != nil {
+			return err
+		}
 		e.wordRE2, err = compile(flags + nonWord + "(" + expr + ")(?:" + nonWord + "|$)")
 	default:
 		e.lineRE = e.plainRE
@@ -176,12 +180,24 @@ func (e *engine) btWordAt(ctx context.Context, line []byte, pos int) (int, int, 
 		if longest < 0 {
 			continue
 		}
-		if !isWordAt(line, longest) {
-			return s, longest, nil
-		}
-		for end := longest - 1; end > s; end-- {
-			if isEnd[end] && !isWordAt(line, end) {
+		// GNU retries shorter matches within a limit that, for -o after
+		// an earlier match, it computes off by pos (it measures from the
+		// search start, not the line start); the limit is kept as GNU's.
+		end := longest
+		for end > s || end == longest {
+			if !isWordAt(line, end) {
 				return s, end, nil
+			}
+			limit := end - 1 - pos
+			end = -1
+			for c := limit; c > s; c-- {
+				if isEnd[c] {
+					end = c
+					break
+				}
+			}
+			if end < 0 {
+				break
 			}
 		}
 	}
@@ -263,11 +279,14 @@ func (e *engine) eachMatch(ctx context.Context, line []byte, visit func(s, end i
 
 func (e *engine) nextWordOrMatch(ctx context.Context, line []byte, pos int) (int, int, error) {
 	if e.lineRE != nil { // -w on Go's regexp
+		// The non-word character before a match is consumed, so a match
+		// at the very start is looked for on its own: otherwise a longer
+		// match one character later would win.
 		if pos == 0 {
-			if m := e.lineRE.FindSubmatchIndex(line); m != nil {
+			if m := e.wordRE0.FindSubmatchIndex(line); m != nil {
 				return m[2], m[3], nil
 			}
-			return -1, -1, nil
+			pos = 1
 		}
 		if m := e.wordRE2.FindSubmatchIndex(line[pos-1:]); m != nil {
 			return m[2] + pos - 1, m[3] + pos - 1, nil
