@@ -34,6 +34,11 @@ const tempSuffix = ".tmp"
 // killed; two writers of the same digest both rename identical content, so
 // either may win. Keeping temporary files out of blobs/ means List never
 // sees them, and cleaning them up reads one folder instead of 256.
+//
+// Put of a blob already present with the right size returns at once,
+// leaving the file (and its ModTime) as it was; one of the wrong size is
+// replaced. A damaged blob of the right size is reported as ErrCorrupt by
+// every whole read; Delete it and Put it again to repair it.
 type Dir struct {
 	root  string
 	blobs string
