@@ -36,6 +36,7 @@ type Store struct {
 	prefix   string // "" or "prefix/"
 	client   *minio.Client
 	core     minio.Core
+	listPage int // keys per listing request; 0 lets the server choose (1000)
 }
 
 var _ objects.Store = (*Store)(nil)
@@ -349,10 +350,10 @@ func (s *Store) List(ctx context.Context, fn func(objects.Info) error) error {
 	listPrefix := s.prefix + "blobs/"
 	var after string
 	var fnErr error
-	err := s.retry(ctx, func(ctx context.Context) error {
+	listFrom := func(ctx context.Context) error {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		opts := minio.ListObjectsOptions{Prefix: listPrefix, Recursive: true, StartAfter: after}
+		opts := minio.ListObjectsOptions{Prefix: listPrefix, Recursive: true, StartAfter: after, MaxKeys: s.listPage}
 		for obj := range s.client.ListObjectsIter(ctx, s.cfg.Bucket, opts) {
 			if obj.Err != nil {
 				return obj.Err
@@ -368,14 +369,23 @@ func (s *Store) List(ctx context.Context, fn func(objects.Info) error) error {
 			}
 		}
 		return ctx.Err() // the iterator ends silently when ctx does: not a complete listing
-	})
-	if fnErr != nil {
-		return fnErr
 	}
-	if err != nil {
+	for {
+		start := after
+		err := s.retry(ctx, listFrom)
+		if fnErr != nil {
+			return fnErr
+		}
+		if err == nil {
+			return nil
+		}
+		// A long listing may meet several unrelated hiccups: each stretch
+		// of progress earns a fresh retry budget.
+		if after != start && retryable(err) && ctx.Err() == nil {
+			continue
+		}
 		return s.describe("list", objects.Digest{}, err)
 	}
-	return nil
 }
 
 // parseBlobKey parses "<2 hex>/<64 hex>" and checks that the shard matches.

@@ -665,3 +665,67 @@ func TestCredentialsFromEnvironment(t *testing.T) {
 		}
 	})
 }
+
+// TestListResumesOrFails fails the second page of a listing: a transient
+// failure is retried from the last key seen (every blob once), a lasting
+// one is returned as an error, never as a complete listing.
+func TestListResumesOrFails(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	ctx := context.Background()
+	seed := newStore(t, config(srv, bucket, "l"))
+	want := map[objects.Digest]bool{}
+	for i := range 25 {
+		d, err := objects.PutBytes(ctx, seed, fmt.Appendf(nil, "blob %d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[d] = true
+	}
+	for _, tc := range []struct {
+		name     string
+		failures int64 // how many times the second page fails
+	}{{"transient", 2}, {"lasting", 1000}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var listings atomic.Int64
+			p := startProxy(t, srv, func(n int64, w http.ResponseWriter, r *http.Request) bool {
+				if r.URL.Query().Get("list-type") != "2" {
+					return false
+				}
+				k := listings.Add(1)
+				if k >= 2 && k < 2+tc.failures {
+					s3ErrorReply(w, 503, "SlowDown")
+					return true
+				}
+				return false
+			})
+			cfg := config(srv, bucket, "l")
+			cfg.Endpoint = p.endpoint()
+			cfg.MaxAttempts = 3
+			st := newStore(t, cfg)
+			s3.SetListPageSize(st, 10)
+			seen := map[objects.Digest]int{}
+			err := st.List(ctx, func(i objects.Info) error { seen[i.Digest]++; return nil })
+			if tc.failures < int64(cfg.MaxAttempts) {
+				if err != nil {
+					t.Fatalf("List through %d transient failures: %v", tc.failures, err)
+				}
+				if len(seen) != len(want) {
+					t.Errorf("List gave %d blobs, want %d", len(seen), len(want))
+				}
+				for d, n := range seen {
+					if !want[d] || n != 1 {
+						t.Errorf("List gave %s %d times (stored: %v)", d.Short(), n, want[d])
+					}
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "SlowDown") {
+				t.Fatalf("List with a lasting failure after %d blobs = %v, want the error", len(seen), err)
+			}
+			if len(seen) != 10 {
+				t.Errorf("List called fn for %d blobs before failing, want the first page's 10", len(seen))
+			}
+		})
+	}
+}
