@@ -246,17 +246,31 @@ func (in *interp) split(args []expr) value {
 	return num(float64(len(parts)))
 }
 
-// expandRepl expands a sub/gsub replacement for one match: "&" is the
-// match, "\&" a literal "&", "\\" a backslash (POSIX rules, as gawk).
+// expandRepl expands a sub/gsub replacement for one match with gawk's
+// rules: "&" is the match, "\&" a literal "&", "\\&" a backslash and the
+// match, "\\\&" a backslash and "&", "\\\\" two backslashes; any
+// other backslash stays as it is.
 func expandRepl(b *strings.Builder, repl, match string) {
 	for i := 0; i < len(repl); i++ {
 		c := repl[i]
 		switch {
-		case c == '\\' && i+1 < len(repl) && (repl[i+1] == '&' || repl[i+1] == '\\'):
-			b.WriteByte(repl[i+1])
-			i++
 		case c == '&':
 			b.WriteString(match)
+		case c != '\\':
+			b.WriteByte(c)
+		case strings.HasPrefix(repl[i:], `\\\&`):
+			b.WriteString(`\&`)
+			i += 3
+		case strings.HasPrefix(repl[i:], `\\\\`):
+			b.WriteString(`\\`)
+			i += 3
+		case strings.HasPrefix(repl[i:], `\\&`):
+			b.WriteByte('\\')
+			b.WriteString(match)
+			i += 2
+		case strings.HasPrefix(repl[i:], `\&`):
+			b.WriteByte('&')
+			i++
 		default:
 			b.WriteByte(c)
 		}
@@ -330,9 +344,11 @@ func (in *interp) gensub(args []expr) value {
 					b.WriteString(s[loc[2*g]:loc[2*g+1]])
 				}
 				i++
-			case c == '\\' && i+1 < len(repl) && (repl[i+1] == '&' || repl[i+1] == '\\'):
+			case c == '\\' && i+1 < len(repl):
+				// gensub: "\q" is q for any other q.
 				b.WriteByte(repl[i+1])
 				i++
+			case c == '\\':
 			case c == '&':
 				b.WriteString(s[loc[0]:loc[1]])
 			default:
