@@ -177,8 +177,9 @@ var handCases = []sedCase{
 func TestGNUHandCases(t *testing.T) {
 	sedPath := gnuSed(t)
 	pass := 0
+	gnuResults := runGNUAll(t, sedPath, handCases)
 	for i, c := range handCases {
-		gnu := runGNU(t, sedPath, c)
+		gnu := gnuResults[i]
 		ours := runOurs(t, c)
 		if d := compare(gnu, ours); len(d) > 0 {
 			t.Errorf("case %d sed %q stdin %q:\n  %s", i, c.args, c.stdin, strings.Join(d, "\n  "))

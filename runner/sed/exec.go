@@ -278,74 +278,96 @@ func (m *machine) matchAddr(a *address) (bool, error) {
 }
 
 // selected reports whether c applies to the current line, updating its
-// range state as GNU sed's match_address_p does.
+// range state as GNU sed's match_address_p does: a line-number first
+// address starts its range on any line at or past it (N may have skipped
+// it) until the range has closed once, and a second address is only
+// checked on the lines after the first one (except $ and first~step).
 func (m *machine) selected(c *cmd) (bool, error) {
 	if c.a1 == nil {
 		return true, nil
 	}
-	c.closing = false
-	if c.a2 == nil {
-		return m.matchAddr(c.a1)
-	}
 	l := m.in.lineNo
-	if c.inRange {
-		switch c.a2.kind {
-		case addrLine, addrPlus, addrMult:
-			if c.rangeEnd <= l {
-				c.inRange = false
-				c.closing = true
+	if c.state != rangeActive {
+		if c.a2 == nil {
+			return m.matchAddr(c.a1)
+		}
+		switch c.a1.kind {
+		case addrLine:
+			if c.state == rangeClosed || l < c.a1.n {
+				return false, nil
 			}
-			return l <= c.rangeEnd, nil
+		case addrZero:
+			return false, nil // 0,/re/ starts active and never restarts
+		default:
+			ok, err := m.matchAddr(c.a1)
+			if err != nil || !ok {
+				return false, err
+			}
 		}
-		ok, err := m.matchAddr(c.a2)
-		if err != nil {
-			return false, err
+		c.state = rangeActive
+		switch c.a2.kind {
+		case addrRegex:
+			return true, nil
+		case addrLine:
+			if l >= c.a2.n {
+				c.state = rangeClosed
+			}
+			if l <= c.a2.n {
+				return true, nil
+			}
+			return c.a1.kind != addrLine || l == c.a1.n, nil
+		case addrPlus:
+			if c.a2.n == 0 {
+				c.state = rangeClosed
+				return true, nil
+			}
+			c.rangeEnd = l + c.a2.n
+			return true, nil
+		case addrMult:
+			if c.a2.n == 0 {
+				c.state = rangeClosed
+				return true, nil
+			}
+			c.rangeEnd = l + c.a2.n - l%c.a2.n
+			return true, nil
 		}
-		if ok {
-			c.inRange = false
-			c.closing = true
-		}
-		return true, nil
+		// $ and first~step are checked on the first line too.
 	}
-	if c.a1.kind == addrZero {
-		if c.rangeEnd == -1 {
-			return false, nil // 0,/re/ already ended
-		}
-		c.rangeEnd = -1
-		ok, err := m.matchAddr(c.a2)
-		if err != nil {
-			return false, err
-		}
-		if !ok {
-			c.inRange = true
-		} else {
-			c.closing = true
-		}
-		return true, nil
-	}
-	ok, err := m.matchAddr(c.a1)
-	if err != nil || !ok {
-		return false, err
-	}
+	var end bool
 	switch c.a2.kind {
 	case addrLine:
-		c.rangeEnd = c.a2.n
-		if c.rangeEnd <= l {
-			return true, nil
+		if l >= c.a2.n {
+			c.state = rangeClosed
 		}
-	case addrPlus:
-		if c.a2.n == 0 {
-			return true, nil
+		return l <= c.a2.n, nil
+	case addrPlus, addrMult:
+		end = c.rangeEnd <= l
+	default:
+		ok, err := m.matchAddr(c.a2)
+		if err != nil {
+			return false, err
 		}
-		c.rangeEnd = l + c.a2.n
-	case addrMult:
-		if c.a2.n <= 0 {
-			return true, nil
-		}
-		c.rangeEnd = l - l%c.a2.n + c.a2.n
+		end = ok
 	}
-	c.inRange = true
+	if end {
+		c.state = rangeClosed
+	}
 	return true, nil
+}
+
+// resetForFile starts a new file with -s or -i: GNU clears the hold
+// space, the range states and the R files' positions.
+func (m *machine) resetForFile() {
+	m.hold = m.hold[:0]
+	for _, c := range m.cmds {
+		c.state = rangeInactive
+		if c.a1 != nil && c.a1.kind == addrZero {
+			c.state = rangeActive
+		}
+	}
+	for name := range m.rfiles {
+		delete(m.rfiles, name)
+	}
 }
 
 // exec runs the script once; restart is true after D with a newline.
@@ -380,7 +402,7 @@ func (m *machine) exec() (restart bool, err error) {
 				return false, writeErr(m.out, err)
 			}
 		case 'c':
-			if c.a2 == nil || c.neg || !c.inRange {
+			if c.state != rangeActive {
 				if err := m.out.write(sep, c.text); err != nil {
 					return false, writeErr(m.out, err)
 				}
@@ -407,9 +429,6 @@ func (m *machine) exec() (restart bool, err error) {
 				return false, m.endCycle(false)
 			}
 			m.ps = append(m.ps[:0], m.ps[i+1:]...)
-			if err := m.flushAppends(); err != nil {
-				return false, err
-			}
 			return true, nil
 		case 'e':
 			return false, &scriptError{msg: refusedExec}
@@ -501,6 +520,14 @@ func (m *machine) exec() (restart bool, err error) {
 			m.exit = c.num
 			return false, errQuit
 		case 'r':
+			if c.prepend {
+				if data, ok := m.readWhole(c.fname); ok && len(data) > 0 {
+					if err := m.out.write(sep, data); err != nil {
+						return false, writeErr(m.out, err)
+					}
+				}
+				continue
+			}
 			m.appends = append(m.appends, appendItem{fname: c.fname})
 		case 'R':
 			if line, ok := m.readLineFrom(c.fname); ok {

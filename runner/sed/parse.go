@@ -8,6 +8,14 @@ import (
 
 type addrKind uint8
 
+type rangeState uint8
+
+const (
+	rangeInactive rangeState = iota
+	rangeActive
+	rangeClosed
+)
+
 const (
 	addrLine  addrKind = iota + 1 // N
 	addrLast                      // $
@@ -31,10 +39,9 @@ type cmd struct {
 	neg    bool
 	name   byte
 
-	// range state
-	inRange  bool
-	rangeEnd int  // last line of a numeric or +N range
-	closing  bool // the range ended on this line (for c)
+	state    rangeState
+	rangeEnd int  // last line of a +N or ~N range
+	prepend  bool // 0r FILE: print FILE before the first line
 
 	text   []byte // a i c
 	label  string // : b t T
@@ -210,9 +217,7 @@ func (p *parser) resolveLabels() error {
 	labels := map[string]int{}
 	for i, c := range p.cmds {
 		if c.name == ':' {
-			if _, dup := labels[c.label]; !dup {
-				labels[c.label] = i
-			}
+			labels[c.label] = i // the last definition wins, as in GNU sed
 		}
 	}
 	for _, c := range p.cmds {
@@ -224,7 +229,7 @@ func (p *parser) resolveLabels() error {
 			}
 			i, ok := labels[c.label]
 			if !ok {
-				return &scriptError{msg: fmt.Sprintf("can't find label for jump to `%s'", c.label), where: ""}
+				return &ioError{msg: fmt.Sprintf("can't find label for jump to `%s'", c.label)}
 			}
 			c.jump = i
 		}
@@ -253,6 +258,9 @@ func (p *parser) compileChunk() error {
 		if err != nil {
 			return err
 		}
+		if a1 != nil && (a1.kind == addrPlus || a1.kind == addrMult) {
+			return p.errf("invalid usage of +N or ~N as first address")
+		}
 		if a1 != nil {
 			cm.a1 = a1
 			c = p.inNonblank()
@@ -271,8 +279,16 @@ func (p *parser) compileChunk() error {
 				p.savchar(c)
 			}
 			if a1.kind == addrZero && (cm.a2 == nil || cm.a2.kind != addrRegex) {
-				p.inchar()
-				return p.errf("invalid usage of line address 0")
+				c := p.inNonblank()
+				if cm.a2 != nil || c != 'r' {
+					return p.errf("invalid usage of line address 0")
+				}
+				p.savchar(c)
+				cm.a1 = &address{kind: addrLine, n: 1}
+				cm.prepend = true
+			}
+			if cm.a1.kind == addrZero {
+				cm.state = rangeActive
 			}
 		}
 		c = p.inNonblank()
@@ -342,13 +358,13 @@ func (p *parser) address(second bool) (*address, error) {
 		a := &address{kind: addrRegex}
 		if re == "" {
 			if icase || mline {
-				return nil, p.errf("no previous regular expression")
+				return nil, p.errf("cannot specify modifiers on empty regexp")
 			}
 			return a, nil
 		}
 		rx, err := compileRegex(re, p.ere, icase, mline)
 		if err != nil {
-			return nil, p.errf("%s", err.Error())
+			return nil, p.regexErr(err)
 		}
 		a.rx = rx
 		return a, nil
@@ -375,7 +391,7 @@ func (p *parser) address(second bool) (*address, error) {
 		return &address{kind: addrLine, n: n}, nil
 	case c == '$':
 		return &address{kind: addrLast}, nil
-	case (c == '+' || c == '~') && second:
+	case c == '+' || c == '~':
 		d := p.inNonblank()
 		n := 0
 		if d >= '0' && d <= '9' {
@@ -460,6 +476,13 @@ func (p *parser) matchSlash(delim byte, isRegex bool) (string, bool) {
 	}
 }
 
+func (p *parser) regexErr(err error) error {
+	if err == errConfusingClass {
+		return &ioError{msg: err.Error()}
+	}
+	return p.errf("%s", err.Error())
+}
+
 func (p *parser) readEndOfCmd() error {
 	c := p.inNonblank()
 	if c == '}' || c == '#' {
@@ -475,7 +498,7 @@ func (p *parser) readEndOfCmd() error {
 func (p *parser) readLabel() string {
 	c := p.inNonblank()
 	var b strings.Builder
-	for c != eof && c != '\n' && !isSpace(c) && c != ';' && c != '}' {
+	for c != eof && c != '\n' && c != ' ' && c != '\t' && c != ';' && c != '}' && c != '#' {
 		b.WriteByte(byte(c))
 		c = p.inchar()
 	}
@@ -522,7 +545,7 @@ func (p *parser) command(cm *cmd) error {
 			return p.errf("unexpected `}'")
 		}
 		if cm.a1 != nil {
-			return p.errf("unexpected `}'")
+			return p.errf("`}' doesn't want any addresses")
 		}
 		open := p.blocks[len(p.blocks)-1]
 		p.blocks = p.blocks[:len(p.blocks)-1]
@@ -542,6 +565,8 @@ func (p *parser) command(cm *cmd) error {
 	case 'v':
 		p.readLabel()
 		return nil
+	case '#':
+		return p.errf("comments don't accept any addresses")
 	case '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
 		if err := p.readEndOfCmd(); err != nil {
 			return err
@@ -750,11 +775,11 @@ flags:
 	if re != "" {
 		rx, err := compileRegex(re, p.ere, s.icase, s.mline)
 		if err != nil {
-			return p.errf("%s", err.Error())
+			return p.regexErr(err)
 		}
 		s.rx = rx
 	} else if s.icase || s.mline {
-		return p.errf("no previous regular expression")
+		return p.errf("cannot specify modifiers on empty regexp")
 	}
 	parts, maxRef := parseReplacement(rep)
 	s.repl, s.maxRef = parts, maxRef
@@ -843,7 +868,9 @@ func (p *parser) translate(cm *cmd) error {
 					i += 1 + n
 					continue
 				}
-				return nil, false
+				// Any other escaped character stands for itself.
+				i++
+				continue
 			}
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if r == utf8.RuneError && size == 1 {

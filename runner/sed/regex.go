@@ -165,6 +165,8 @@ var (
 	errTrailing    = &reError{"Trailing backslash"}
 	errTooBig      = &reError{"Regular expression too big"}
 	errCollateName = &reError{"Invalid collation character"}
+	// errConfusingClass is fatal in GNU sed (exit 4, no location).
+	errConfusingClass = &reError{"character class syntax is [[:space:]], not [:space:]"}
 )
 
 // dupMax is glibc's RE_DUP_MAX.
@@ -579,6 +581,10 @@ func (p *reParser) escape() (*reNode, error) {
 func (p *reParser) bracket() (*reNode, error) {
 	s := p.s
 	i := p.i + 1
+	if end := strings.IndexByte(s[i:], ']'); end > 1 && s[i] == ':' && s[i+end-1] == ':' {
+		// GNU's dfa refuses "[:space:]" written without the outer brackets.
+		return nil, errConfusingClass
+	}
 	cls := &charClass{}
 	if i < len(s) && s[i] == '^' {
 		cls.neg = true
@@ -684,6 +690,37 @@ type regex struct {
 	lit     []byte         // literal fast path: the pattern is this text
 	re      *regexp.Regexp // Go translation
 	bt      *backtracker   // for what Go regexp cannot express
+	// asciiWords: the Go translation has \b, whose idea of a word
+	// character is ASCII only; lines with other characters go to bt.
+	asciiWords bool
+}
+
+func hasWordAssertion(n *reNode) bool {
+	switch n.op {
+	case opWordB, opNotWordB, opWordStart, opWordEnd:
+		return true
+	}
+	for _, s := range n.subs {
+		if hasWordAssertion(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// useGo reports whether b can be searched with the Go translation.
+func (rx *regex) useGo(b []byte) bool {
+	if rx.re == nil {
+		return false
+	}
+	if rx.asciiWords {
+		for _, c := range b {
+			if c >= utf8.RuneSelf {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // compileRegex compiles a GNU BRE (or ERE) with sed's I and M flags.
@@ -697,16 +734,16 @@ func compileRegex(src string, ere, icase, mline bool) (*regex, error) {
 		rx.lit = lit
 		return rx, nil
 	}
+	rx.bt = &backtracker{root: tree, ncap: 2 * (ngroups + 1), icase: icase, mline: mline}
 	if !backref {
 		if syntax, ok := toGo(tree, icase, mline); ok {
 			if re, err := regexp.Compile(syntax); err == nil {
 				re.Longest()
 				rx.re = re
-				return rx, nil
+				rx.asciiWords = hasWordAssertion(tree)
 			}
 		}
 	}
-	rx.bt = &backtracker{root: tree, ncap: 2 * (ngroups + 1), icase: icase, mline: mline}
 	return rx, nil
 }
 
@@ -949,7 +986,7 @@ func (rx *regex) match(b []byte, stop func() bool) bool {
 	switch {
 	case rx.lit != nil:
 		return bytes.Contains(b, rx.lit)
-	case rx.re != nil:
+	case rx.useGo(b):
 		return rx.re.Match(b)
 	}
 	var caps [2]int
@@ -980,7 +1017,7 @@ func (rx *regex) eachMatch(b []byte, limit int, caps []int, stop func() bool, fn
 			}
 		}
 		return nil
-	case rx.re != nil:
+	case rx.useGo(b):
 		for _, m := range rx.re.FindAllSubmatchIndex(b, limit) {
 			if !fn(m) {
 				return nil

@@ -307,16 +307,16 @@ func Run(ctx context.Context, env *command.Env) int {
 		}
 		f, err := env.FS.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 		if err != nil {
-			return nil, &scriptError{msg: fmt.Sprintf("couldn't open file %s: %s", name, command.Strerror(err))}
+			return nil, &ioError{msg: fmt.Sprintf("couldn't open file %s: %s", name, command.Strerror(err))}
 		}
 		opts.closers = append(opts.closers, f)
 		return &output{name: name, w: bufio.NewWriter(f), file: f, flush: opts.unbuf}, nil
 	}
 	if err := p.compile(); err != nil {
 		env.Errorf("%s", err.Error())
-		var se *scriptError
-		if errors.As(err, &se) && strings.HasPrefix(se.msg, "can't find label") {
-			return 4
+		var ie *ioError
+		if errors.As(err, &ie) {
+			return 4 // GNU's panic(): failures that are not script syntax
 		}
 		return 1
 	}
@@ -338,7 +338,7 @@ func Run(ctx context.Context, env *command.Env) int {
 		holdChomped: true,
 	}
 	m.stopFn = m.stop
-	m.in = &input{env: env, names: opts.files, sep: opts.sep, separate: opts.separate}
+	m.in = &input{env: env, names: opts.files, sep: opts.sep, separate: opts.separate, onOpen: m.resetForFile}
 	if len(m.in.names) == 0 {
 		m.in.names = []string{"-"}
 	}
@@ -491,7 +491,8 @@ type input struct {
 	sep      byte
 	separate bool
 	lineNo   int
-	status2  int // 2 when an input file could not be read
+	onOpen   func() // called when a file opens with -s or -i
+	status2  int    // 2 when an input file could not be read
 	buf      []byte
 }
 
@@ -502,15 +503,18 @@ func (in *input) open() bool {
 		in.next++
 		if name == "-" {
 			in.r, in.f, in.rName = bufio.NewReaderSize(in.env.Stdin, 64<<10), nil, "-"
-			return true
+		} else {
+			f, err := in.env.FS.Open(name)
+			if err != nil {
+				in.env.Errorf("can't read %s: %s", name, command.Strerror(err))
+				in.status2 = 2
+				continue
+			}
+			in.r, in.f, in.rName = bufio.NewReaderSize(f, 64<<10), f, name
 		}
-		f, err := in.env.FS.Open(name)
-		if err != nil {
-			in.env.Errorf("can't read %s: %s", name, command.Strerror(err))
-			in.status2 = 2
-			continue
+		if in.separate && in.onOpen != nil {
+			in.onOpen()
 		}
-		in.r, in.f, in.rName = bufio.NewReaderSize(f, 64<<10), f, name
 		return true
 	}
 	return false
