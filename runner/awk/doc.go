@@ -1,3 +1,92 @@
-// Package awk is the runner's awk: a POSIX awk interpreter with the gawk
-// extensions agents use, written in Go over the runner's confined files.
+// Package awk is the runner's awk: an interpreter for the POSIX awk
+// language plus the gawk extensions agents use, over the runner's confined
+// files (command.Env.FS) and its own commands (command.Env.Exec). It never
+// runs a host program.
+//
+// The program is lexed, parsed into a tree whose variables are resolved to
+// slots (globals, function locals, special variables; which names are
+// arrays is settled across function calls before running), and then
+// walked. Records are read with one allocation each; fields are split only
+// when a field or NF is used, and $0 is rebuilt with OFS only when it is
+// read after a field or NF changed.
+//
+// # Language
+//
+// Everything in POSIX awk: BEGIN and END (several of each), expression and
+// regex patterns, ranges, pattern-only and action-only rules; fields, NF
+// assignment (which rebuilds $0 with OFS), $0 assignment (which re-splits);
+// FS as a single space (runs of blanks and newlines), a single character
+// (taken literally, tab included), a regular expression, or "" (one field
+// per character); RS as a single character, "" (paragraph mode, where a
+// newline also separates fields) or a regular expression, with RT; NR FNR
+// FILENAME SUBSEP ENVIRON ARGV ARGC (var=value operands are assignments,
+// done when reached), CONVFMT OFMT RSTART RLENGTH; arrays with in, (i,j) in,
+// delete a[i] and delete a; user functions with recursion, arrays passed by
+// reference and the extra-parameter locals idiom; every getline form;
+// printf and sprintf with %c %d %i %o %x %X %u %e %E %f %F %g %G %s %%,
+// widths, precisions, * and the flags - + space # 0; the built-ins length
+// substr index split sub gsub match sprintf tolower toupper int sqrt exp
+// log sin cos atan2 rand srand close fflush; dynamic and literal regexes;
+// strnum semantics (fields, getline input, ARGV, ENVIRON, -v values and
+// split elements compare as numbers when they look numeric); output with
+// > >> and |; next, nextfile, exit (END still runs), return, break,
+// continue, do-while, for-in; newlines after && || , { do else and
+// backslash-newline continue a line.
+//
+// gawk extensions: length(array), gensub, match with an array, systime,
+// strftime, mktime, the ** and **= operators, hex and octal constants in
+// program text, \y \B \< \> \s \S \w \W \` \' in regexes, -v var=value
+// (with escapes), -F fs (with escapes, so -F '\t' is a tab), -f progfile
+// (repeatable, mixable with -e), --, and "/dev/stdout", "/dev/stderr",
+// "-" as file names.
+//
+// Regular expressions are POSIX EREs translated to Go's RE2 syntax and
+// matched leftmost-longest, as POSIX requires. "." matches a newline, a
+// leading "*" "+" "?" is literal, "{" that does not start an interval is
+// literal, and backslash escapes work inside brackets, as in gawk.
+//
+// Strings are UTF-8: length, substr, index, match and printf widths count
+// characters, as gawk does in a UTF-8 locale.
+//
+// # Commands
+//
+// `cmd | getline` and `print | "cmd"` run runner commands through
+// Env.Exec, never host programs. A command line made of plain words (with
+// '...', "..." and \ quoting) runs directly; anything that needs a shell
+// (pipes, redirections, $variables, globs, ;) is handed to the runner's
+// "sh -c" and fails with status 127 while no sh is in the command table.
+// Output to a command is collected and the command runs when the pipe is
+// closed (close() or the end of the program), with the collected text as
+// its standard input; close() returns its exit status. system() is refused
+// with a fatal error ("system() runs host programs and is not available in
+// wsfs"), except system("") which only flushes output, as the idiom wants.
+//
+// # Limits and errors
+//
+// Every loop, record read and function call checks the context, so the
+// runner's time limit stops `BEGIN { while (1); }`. Output stops at the
+// first write error (status 2). Function calls nest at most 10000 deep.
+// Syntax errors print gawk's two-line message with the source line and a
+// caret and exit with status 1, as gawk does (not 2); fatal run-time errors
+// (division by zero, an unopenable input file, a bad regex) exit with 2.
+//
+// # Deliberate differences from gawk
+//
+//   - for-in visits keys in a fixed order (integer keys ascending, then
+//     strings sorted) instead of gawk's hash order.
+//   - rand() is a different generator: the same seed gives a repeatable
+//     sequence, but not gawk's numbers. srand() returns the previous seed.
+//   - \< and \> match any word boundary (RE2 has no look-around); regex
+//     back-references do not exist in EREs; repetition counts above 1000
+//     are an error (RE2's limit) where gawk allows 32767.
+//   - |& (coprocesses), system(), BEGINFILE/ENDFILE, @include, @namespace,
+//     indirect function calls, PROCINFO, SYMTAB, IGNORECASE, FIELDWIDTHS,
+//     FPAT, asort/asorti, patsplit, the fourth argument of split and
+//     --posix/--traditional modes are not implemented (the mode flags are
+//     accepted and ignored).
+//   - -Ft means FS="t", as in gawk's default mode (POSIX awks read it as a
+//     tab); use -F '\t'.
+//   - Code points above U+10FFFF in %c are written as a byte, where gawk
+//     writes obsolete 5- and 6-byte sequences.
+//   - Run-time error messages carry no source line number.
 package awk
