@@ -38,6 +38,24 @@ type Env struct {
 	// awk's command pipes). It never runs a host program; an unknown name
 	// gives status 127. Nil when the caller offers no sub-commands.
 	Exec func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
+	// HasCommand reports whether name is a runner command (for `which`).
+	// Nil when the caller offers no command table.
+	HasCommand func(name string) bool
+}
+
+type environKey struct{}
+
+// WithEnviron returns a context asking Exec to run the sub-command with
+// exactly these "NAME=value" variables (env VAR=x cmd, env -i cmd) instead
+// of the caller's. Exec implementations must honour it.
+func WithEnviron(ctx context.Context, environ []string) context.Context {
+	return context.WithValue(ctx, environKey{}, append([]string(nil), environ...))
+}
+
+// EnvironFrom returns the variables set by WithEnviron, if any.
+func EnvironFrom(ctx context.Context) ([]string, bool) {
+	v, ok := ctx.Value(environKey{}).([]string)
+	return v, ok
 }
 
 // File is an open file of an FS. *os.File satisfies it.

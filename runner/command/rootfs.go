@@ -296,6 +296,10 @@ func (r *RootFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error)
 	writing := flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0
 	switch loc.kind {
 	case kindMounted, kindMountTop:
+		if writing && strings.HasSuffix(name, "/") {
+			// open("x/", O_CREAT) names a directory: Linux says EISDIR.
+			return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
+		}
 		f, err := loc.root.OpenFile(loc.rel, flag, perm)
 		if err != nil {
 			return nil, pathErr("open", name, err)
@@ -532,6 +536,15 @@ func (r *RootFS) Rename(oldname, newname string) error {
 	}
 	if from.mount != to.mount {
 		return linkErr("rename", oldname, newname, syscall.EXDEV)
+	}
+	// rename(2) replaces an empty directory with a directory; os.Root's
+	// Rename refuses any existing one, so remove it first.
+	if ofi, err := from.root.Lstat(from.rel); err == nil && ofi.IsDir() {
+		if nfi, err := to.root.Lstat(to.rel); err == nil && nfi.IsDir() && !os.SameFile(ofi, nfi) {
+			if err := to.root.Remove(to.rel); err != nil {
+				return linkErr("rename", oldname, newname, err)
+			}
+		}
 	}
 	return wrapLink("rename", oldname, newname, from.root.Rename(from.rel, to.rel))
 }

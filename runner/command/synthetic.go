@@ -19,7 +19,7 @@ func (e syntheticEntry) Type() fs.FileMode          { return e.mode.Type() }
 func (e syntheticEntry) Info() (fs.FileInfo, error) { return e, nil }
 func (e syntheticEntry) Size() int64                { return 0 }
 func (e syntheticEntry) Mode() fs.FileMode          { return e.mode }
-func (e syntheticEntry) ModTime() time.Time         { return time.Time{} }
+func (e syntheticEntry) ModTime() time.Time         { return viewEpoch }
 func (e syntheticEntry) Sys() any                   { return nil }
 
 // syntheticDir is an open "/" or "/dev".
@@ -177,3 +177,7 @@ func (f *mountFile) WriteTo(w io.Writer) (int64, error) {
 	n, err := f.File.WriteTo(w)
 	return n, f.fix("read", err)
 }
+
+// viewEpoch is the time the synthetic directories and devices show: when
+// the process started, stable for the whole command.
+var viewEpoch = time.Now()

@@ -82,6 +82,10 @@ func (s *Sandbox) Env(dir string, args []string, stdin io.Reader, stdout, stderr
 		Dir:    dir,
 		FS:     s.FS.WithDir(dir, stdin, stdout, stderr),
 		Getenv: func(string) string { return "" },
+		HasCommand: func(name string) bool {
+			_, ok := s.Commands[name]
+			return ok
+		},
 	}
 	env.Exec = func(ctx context.Context, argv []string, in io.Reader, o, e io.Writer) int {
 		if len(argv) == 0 {
@@ -92,7 +96,19 @@ func (s *Sandbox) Env(dir string, args []string, stdin io.Reader, stdout, stderr
 			io.WriteString(e, argv[0]+": command not found\n")
 			return 127
 		}
-		return fn(ctx, s.Env(dir, argv, in, o, e))
+		sub := s.Env(dir, argv, in, o, e)
+		if vars, ok := command.EnvironFrom(ctx); ok {
+			sub.Environ = vars
+			sub.Getenv = func(name string) string {
+				for _, v := range vars {
+					if n, val, _ := strings.Cut(v, "="); n == name {
+						return val
+					}
+				}
+				return ""
+			}
+		}
+		return fn(ctx, sub)
 	}
 	return env
 }

@@ -1,0 +1,44 @@
+// Package coreutils holds the runner's file tools, archives and small
+// commands (ls cat cp mv rm mkdir rmdir touch ln find stat du tree readlink
+// realpath basename dirname chmod tar gzip gunzip zcat date sleep env
+// printenv which true false timeout time), written in Go over
+// command.Env: every file access goes through Env.FS, the agent's confined
+// view, and sub-commands run through Env.Exec, never as host programs.
+// Output and flags follow GNU coreutils (C.UTF-8 locale, stdout not a tty).
+//
+// Files are shown as owned by "agent:agent"; `which` answers /bin/NAME for
+// runner commands.
+package coreutils
+
+import "github.com/wsfs/wsfs/runner/command"
+
+// Commands lists every command of this package for the runner's table.
+func Commands() []command.Spec {
+	specs := []command.Spec{
+		{Name: "basename", Summary: "strip directory and suffix from file names", Func: runBasename, Flags: flagNames(basenameOptions(new(bool), new(string), new(bool)))},
+		{Name: "cat", Summary: "concatenate files and print on the standard output", Func: runCat, Flags: flagNames(catOptions(&catFlags{}))},
+		{Name: "chmod", Summary: "change file mode bits", Func: runChmod, Flags: []string{"-R", "-v", "-c", "-f", "--reference=RFILE"}},
+		{Name: "cp", Summary: "copy files and directories", Func: runCp, Flags: flagNames(cpOptions(&cpFlags{}))},
+		{Name: "mv", Summary: "move (rename) files", Func: runMv, Flags: []string{"-f", "-n", "-v", "-u", "-T", "-t DIR"}},
+		{Name: "readlink", Summary: "print resolved symbolic links or canonical file names", Func: runReadlink, Flags: []string{"-f", "-e", "-m", "-n", "-z", "-v", "-q"}},
+		{Name: "realpath", Summary: "print the resolved path", Func: runRealpath, Flags: []string{"-e", "-m", "-s", "-q", "-z", "--relative-to=DIR", "--relative-base=DIR"}},
+		{Name: "stat", Summary: "display file status", Func: runStat, Flags: []string{"-L", "-t", "-c FORMAT", "--printf=FORMAT"}},
+		{Name: "date", Summary: "print or parse a date and time", Func: runDate, Flags: []string{"+FORMAT", "-d STRING", "-u", "-I[FMT]", "-R", "-r FILE", "--rfc-3339=FMT"}},
+		{Name: "dirname", Summary: "strip the last component from file names", Func: runDirname, Flags: []string{"-z"}},
+		{Name: "env", Summary: "print the environment or run a command in a modified one", Func: runEnv, Flags: []string{"-i", "-u NAME", "-0", "NAME=VALUE"}},
+		{Name: "false", Summary: "do nothing, unsuccessfully", Func: runFalse},
+		{Name: "ls", Summary: "list directory contents", Func: runLs, Flags: flagNames(lsOptions(&lsFlags{}))},
+		{Name: "mkdir", Summary: "make directories", Func: runMkdir, Flags: []string{"-p", "-v", "-m MODE"}},
+		{Name: "printenv", Summary: "print all or part of the environment", Func: runPrintenv, Flags: []string{"-0"}},
+		{Name: "rm", Summary: "remove files or directories", Func: runRm, Flags: []string{"-f", "-r", "-R", "-d", "-v", "--no-preserve-root"}},
+		{Name: "rmdir", Summary: "remove empty directories", Func: runRmdir, Flags: []string{"-p", "-v", "--ignore-fail-on-non-empty"}},
+		{Name: "ln", Summary: "make links between files", Func: runLn, Flags: []string{"-s", "-f", "-n", "-v", "-T", "-t DIR"}},
+		{Name: "sleep", Summary: "delay for a specified amount of time", Func: runSleep, Flags: []string{"NUMBER[smhd]"}},
+		{Name: "time", Summary: "run a command and report the time it took", Func: runTime, Flags: []string{"-p"}},
+		{Name: "timeout", Summary: "run a command with a time limit", Func: runTimeout, Flags: []string{"--preserve-status", "-k DURATION", "-s SIGNAL"}},
+		{Name: "touch", Summary: "change file timestamps, creating missing files", Func: runTouch, Flags: []string{"-c", "-a", "-m", "-d DATE", "-t STAMP", "-r FILE"}},
+		{Name: "true", Summary: "do nothing, successfully", Func: runTrue},
+		{Name: "which", Summary: "say which names are runner commands", Func: runWhich, Flags: []string{"-a"}},
+	}
+	return specs
+}

@@ -1,0 +1,521 @@
+package coreutils
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wsfs/wsfs/runner/command"
+)
+
+type lsFlags struct {
+	long, all, almostAll, recursive, human, si, dirSelf, reverse bool
+	sortBy                                                       byte // 0 name, 't' time, 'S' size, 'U' none, 'X' extension, 'v' version
+	classify, slash, inode, blocks, numeric, noOwner, noGroup    bool
+	deref, derefArgs, fullTime, comma                            bool
+	timeField                                                    byte // 0 mtime, 'u' atime, 'c' ctime
+	timeStyle                                                    string
+	oneLine, columns                                             bool
+}
+
+func lsOptions(f *lsFlags) []option {
+	return []option{
+		flag("l", "", &f.long),
+		act("a", "all", func() { f.all, f.almostAll = true, false }),
+		act("A", "almost-all", func() { f.almostAll, f.all = true, false }),
+		flag("R", "recursive", &f.recursive),
+		flag("h", "human-readable", &f.human),
+		act("", "si", func() { f.human, f.si = true, true }),
+		flag("d", "directory", &f.dirSelf),
+		flag("r", "reverse", &f.reverse),
+		act("t", "", func() { f.sortBy = 't' }),
+		act("S", "", func() { f.sortBy = 'S' }),
+		act("U", "", func() { f.sortBy = 'U' }),
+		act("X", "", func() { f.sortBy = 'X' }),
+		act("v", "", func() { f.sortBy = 'v' }),
+		act("f", "", func() { f.sortBy, f.all = 'U', true }),
+		valued("", "sort", func(v string) error {
+			m := map[string]byte{"none": 'U', "time": 't', "size": 'S', "extension": 'X', "version": 'v', "name": 0}
+			b, ok := m[v]
+			if !ok {
+				return usageError{fmt.Sprintf("invalid argument %s for '--sort'", lquote(v))}
+			}
+			f.sortBy = b
+			return nil
+		}),
+		flag("F", "classify", &f.classify),
+		flag("p", "", &f.slash),
+		flag("i", "inode", &f.inode),
+		flag("s", "size", &f.blocks),
+		act("n", "numeric-uid-gid", func() { f.long, f.numeric = true, true }),
+		act("g", "", func() { f.long, f.noOwner = true, true }),
+		act("o", "", func() { f.long, f.noGroup = true, true }),
+		flag("G", "no-group", &f.noGroup),
+		flag("L", "dereference", &f.deref),
+		flag("H", "dereference-command-line", &f.derefArgs),
+		act("u", "", func() { f.timeField = 'u' }),
+		act("c", "", func() { f.timeField = 'c' }),
+		act("1", "", func() { f.oneLine, f.columns, f.comma = true, false, false }),
+		act("C", "", func() { f.columns, f.oneLine, f.comma = true, false, false }),
+		act("x", "", func() { f.columns, f.oneLine, f.comma = true, false, false }),
+		act("m", "", func() { f.comma, f.columns = true, false }),
+		act("", "full-time", func() { f.long, f.fullTime = true, true }),
+		valued("", "time-style", func(v string) error {
+			v = strings.TrimPrefix(v, "posix-")
+			switch {
+			case v == "full-iso" || v == "long-iso" || v == "iso" || v == "locale" || strings.HasPrefix(v, "+"):
+				f.timeStyle = v
+				return nil
+			}
+			return usageError{fmt.Sprintf("invalid argument %s for 'time style'", lquote(v))}
+		}),
+		{long: "color", arg: optArg, do: func(string) error { return nil }},
+		{long: "group-directories-first", do: func(string) error { return nil }},
+		act("N", "literal", func() {}),
+		act("", "show-control-chars", func() {}),
+		act("Z", "context", func() {}),
+		act("k", "kibibytes", func() {}),
+		{long: "indicator-style", arg: needArg, do: func(v string) error {
+			switch v {
+			case "none":
+				f.classify, f.slash = false, false
+			case "slash":
+				f.slash = true
+			case "classify", "file-type":
+				f.classify = true
+			default:
+				return usageError{fmt.Sprintf("invalid argument %s for '--indicator-style'", lquote(v))}
+			}
+			return nil
+		}},
+	}
+}
+
+// lsEntry is one name to show.
+type lsEntry struct {
+	name   string // as shown
+	path   string // for stat and readdir
+	fi     fs.FileInfo
+	target string // a symlink's target, for -l
+	tfi    fs.FileInfo
+}
+
+func runLs(ctx context.Context, env *command.Env) int {
+	var f lsFlags
+	c := cmdline{env: env, usageCode: 2, opts: lsOptions(&f)}
+	args, code, ok := c.parse()
+	if !ok {
+		return code
+	}
+	l := &lister{ctx: ctx, env: env, f: f, o: newOut(env), now: time.Now()}
+	return l.run(args)
+}
+
+type lister struct {
+	ctx    context.Context
+	env    *command.Env
+	f      lsFlags
+	o      *out
+	now    time.Time
+	status int
+	first  bool // nothing printed yet
+}
+
+func (l *lister) run(args []string) int {
+	f := l.f
+	noArgs := len(args) == 0
+	if noArgs {
+		args = []string{"."}
+	}
+	var files, dirs []lsEntry
+	for _, a := range args {
+		// GNU follows a command-line link unless -l, -d or -F ask about the link.
+		followLinks := f.deref || f.derefArgs || (!f.long && !f.dirSelf && !f.classify)
+		fi, err := l.env.FS.Lstat(a)
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 && followLinks {
+			if tfi, terr := l.env.FS.Stat(a); terr == nil {
+				fi = tfi
+			}
+		}
+		if err != nil {
+			l.env.Errorf("cannot access %s: %s", quote(a), command.Strerror(err))
+			l.status = 2
+			continue
+		}
+		e := l.entry(a, a, fi)
+		if fi.IsDir() && !f.dirSelf {
+			dirs = append(dirs, e)
+		} else {
+			files = append(files, e)
+		}
+	}
+	l.sort(files)
+	l.sort(dirs)
+	l.first = true
+	if len(files) > 0 {
+		l.print(files, false)
+		l.first = false
+	}
+	showHeader := len(files) > 0 || len(dirs) > 1 || f.recursive || (l.status != 0 && len(dirs) > 0)
+	for _, d := range dirs {
+		if done(l.ctx) || l.o.failed() {
+			break
+		}
+		l.listDir(d.path, d.name, showHeader)
+	}
+	if done(l.ctx) {
+		return l.o.finish(l.env, statusCanceled)
+	}
+	return l.o.finish(l.env, l.status)
+}
+
+// entry builds an lsEntry, reading a symlink's target for -l and -F.
+func (l *lister) entry(name, p string, fi fs.FileInfo) lsEntry {
+	e := lsEntry{name: name, path: p, fi: fi}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if l.f.long {
+			e.target, _ = l.env.FS.Readlink(p)
+		}
+		if tfi, err := l.env.FS.Stat(p); err == nil {
+			e.tfi = tfi
+		}
+	}
+	return e
+}
+
+func (l *lister) listDir(p, name string, header bool) {
+	ents, err := l.env.FS.ReadDir(p)
+	if err != nil {
+		l.o.Flush()
+		l.env.Errorf("cannot open directory %s: %s", quote(name), command.Strerror(err))
+		if l.status == 0 {
+			l.status = 2
+			if !l.first {
+				l.status = 1
+			}
+		}
+		return
+	}
+	if header {
+		if !l.first {
+			l.o.WriteString("\n")
+		}
+		l.o.WriteString(name + ":\n")
+	}
+	l.first = false
+	var list []lsEntry
+	if l.f.all {
+		for _, dot := range []string{".", ".."} {
+			if fi, err := l.env.FS.Stat(joinPath(p, dot)); err == nil {
+				list = append(list, lsEntry{name: dot, path: joinPath(p, dot), fi: fi})
+			}
+		}
+	}
+	for i, de := range ents {
+		if i%256 == 0 && done(l.ctx) {
+			return
+		}
+		n := de.Name()
+		if strings.HasPrefix(n, ".") && !l.f.all && !l.f.almostAll {
+			continue
+		}
+		fi, err := de.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		cp := joinPath(p, n)
+		if l.f.deref && fi.Mode()&fs.ModeSymlink != 0 {
+			if tfi, err := l.env.FS.Stat(cp); err == nil {
+				fi = tfi
+			}
+		}
+		list = append(list, l.entry(n, cp, fi))
+	}
+	l.sort(list)
+	if l.f.long || l.f.blocks {
+		var blocks uint64
+		for _, e := range list {
+			blocks += statOf(e.fi).blocks
+		}
+		total := strconv.FormatUint(ceilDiv(blocks, 2), 10)
+		if l.f.human {
+			total = l.humanBlocks(blocks)
+		}
+		l.o.WriteString("total " + total + "\n")
+	}
+	l.print(list, true)
+	if !l.f.recursive {
+		return
+	}
+	for _, e := range list {
+		if done(l.ctx) || l.o.failed() {
+			return
+		}
+		if e.fi.IsDir() && e.name != "." && e.name != ".." {
+			l.listDir(e.path, joinPath(name, e.name), true)
+		}
+	}
+}
+
+func (l *lister) humanBlocks(blocks uint64) string {
+	base := uint64(1024)
+	if l.f.si {
+		base = 1000
+	}
+	return humanSize(blocks, 512, base)
+}
+
+func (l *lister) sortTime(fi fs.FileInfo) time.Time {
+	switch l.f.timeField {
+	case 'u':
+		return statOf(fi).atime
+	case 'c':
+		return statOf(fi).ctime
+	}
+	return fi.ModTime()
+}
+
+func (l *lister) sort(list []lsEntry) {
+	byName := func(i, j int) bool { return list[i].name < list[j].name }
+	var less func(i, j int) bool
+	switch l.f.sortBy {
+	case 'U':
+		if l.f.reverse {
+			for i, j := 0, len(list)-1; i < j; i, j = i+1, j-1 {
+				list[i], list[j] = list[j], list[i]
+			}
+		}
+		return
+	case 't':
+		less = func(i, j int) bool {
+			ti, tj := l.sortTime(list[i].fi), l.sortTime(list[j].fi)
+			if !ti.Equal(tj) {
+				return ti.After(tj)
+			}
+			return byName(i, j)
+		}
+	case 'S':
+		less = func(i, j int) bool {
+			if si, sj := list[i].fi.Size(), list[j].fi.Size(); si != sj {
+				return si > sj
+			}
+			return byName(i, j)
+		}
+	case 'X':
+		ext := func(n string) string {
+			if k := strings.LastIndex(n, "."); k > 0 {
+				return n[k:]
+			}
+			return ""
+		}
+		less = func(i, j int) bool {
+			if ei, ej := ext(list[i].name), ext(list[j].name); ei != ej {
+				return ei < ej
+			}
+			return byName(i, j)
+		}
+	case 'v':
+		less = func(i, j int) bool { return versionLess(list[i].name, list[j].name) }
+	default:
+		less = byName
+	}
+	if l.f.reverse {
+		sort.SliceStable(list, func(i, j int) bool { return less(j, i) })
+		return
+	}
+	sort.SliceStable(list, less)
+}
+
+// versionLess compares names as ls -v / sort -V: digit runs by value.
+func versionLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := a[0] >= '0' && a[0] <= '9', b[0] >= '0' && b[0] <= '9'
+		if da && db {
+			i, j := 0, 0
+			for i < len(a) && a[i] >= '0' && a[i] <= '9' {
+				i++
+			}
+			for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+				j++
+			}
+			na, nb := strings.TrimLeft(a[:i], "0"), strings.TrimLeft(b[:j], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[i:], b[j:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+// indicator is -F's or -p's suffix for an entry.
+func (l *lister) indicator(e lsEntry) string {
+	m := e.fi.Mode()
+	switch {
+	case m.IsDir():
+		if l.f.classify || l.f.slash {
+			return "/"
+		}
+	case !l.f.classify:
+	case m&fs.ModeSymlink != 0:
+		if l.f.long {
+			return ""
+		}
+		return "@"
+	case m&fs.ModeNamedPipe != 0:
+		return "|"
+	case m&fs.ModeSocket != 0:
+		return "="
+	case m.IsRegular() && m&0o111 != 0:
+		return "*"
+	}
+	return ""
+}
+
+func (l *lister) print(list []lsEntry, inDir bool) {
+	f := l.f
+	if !f.long {
+		var names []string
+		for _, e := range list {
+			prefix := ""
+			if f.inode {
+				prefix = strconv.FormatUint(statOf(e.fi).ino, 10) + " "
+			}
+			if f.blocks {
+				b := strconv.FormatUint(ceilDiv(statOf(e.fi).blocks, 2), 10)
+				if f.human {
+					b = l.humanBlocks(statOf(e.fi).blocks)
+				}
+				prefix += b + " "
+			}
+			names = append(names, prefix+e.name+l.indicator(e))
+		}
+		if f.comma {
+			l.o.WriteString(strings.Join(names, ", "))
+			if len(names) > 0 {
+				l.o.WriteString("\n")
+			}
+			return
+		}
+		for _, n := range names {
+			l.o.WriteString(n + "\n")
+		}
+		return
+	}
+	type row struct {
+		ino, blocks, mode, nlink, owner, group, size, date, name string
+	}
+	rows := make([]row, len(list))
+	var w row
+	width := func(cur *string, s string) {
+		if len(s) > len(*cur) {
+			*cur = strings.Repeat(" ", len(s))
+		}
+	}
+	for i, e := range list {
+		st := statOf(e.fi)
+		r := row{mode: modeString(e.fi.Mode()), nlink: strconv.FormatUint(st.nlink, 10)}
+		r.owner, r.group = ownerName, groupName
+		if f.numeric {
+			r.owner, r.group = strconv.FormatUint(uint64(st.uid), 10), strconv.FormatUint(uint64(st.gid), 10)
+		}
+		if e.fi.Mode()&fs.ModeDevice != 0 {
+			r.size = fmt.Sprintf("%d, %d", st.rdev>>8&0xfff, st.rdev&0xff|st.rdev>>12&0xfff00)
+		} else if f.human {
+			base := uint64(1024)
+			if f.si {
+				base = 1000
+			}
+			r.size = humanSize(uint64(e.fi.Size()), 1, base)
+		} else {
+			r.size = strconv.FormatInt(e.fi.Size(), 10)
+		}
+		if f.inode {
+			r.ino = strconv.FormatUint(st.ino, 10)
+		}
+		if f.blocks {
+			r.blocks = strconv.FormatUint(ceilDiv(st.blocks, 2), 10)
+			if f.human {
+				r.blocks = l.humanBlocks(st.blocks)
+			}
+		}
+		r.date = l.formatTime(l.sortTime(e.fi))
+		r.name = e.name + l.indicator(e)
+		if e.fi.Mode()&fs.ModeSymlink != 0 && e.target != "" {
+			r.name += " -> " + e.target
+			if e.tfi != nil && f.classify {
+				r.name += l.indicator(lsEntry{fi: e.tfi})
+			}
+		}
+		rows[i] = r
+		width(&w.ino, r.ino)
+		width(&w.blocks, r.blocks)
+		width(&w.nlink, r.nlink)
+		width(&w.owner, r.owner)
+		width(&w.group, r.group)
+		width(&w.size, r.size)
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		if f.inode {
+			b.WriteString(padTo(r.ino, len(w.ino), ' ') + " ")
+		}
+		if f.blocks {
+			b.WriteString(padTo(r.blocks, len(w.blocks), ' ') + " ")
+		}
+		b.WriteString(r.mode + " " + padTo(r.nlink, len(w.nlink), ' ') + " ")
+		if !f.noOwner {
+			b.WriteString(r.owner + strings.Repeat(" ", len(w.owner)-len(r.owner)) + " ")
+		}
+		if !f.noGroup {
+			b.WriteString(r.group + strings.Repeat(" ", len(w.group)-len(r.group)) + " ")
+		}
+		b.WriteString(padTo(r.size, len(w.size), ' ') + " " + r.date + " " + r.name + "\n")
+		l.o.WriteString(b.String())
+	}
+}
+
+// sixMonths is GNU ls's limit between recent and old dates.
+const sixMonths = 31556952 / 2 * time.Second
+
+func (l *lister) formatTime(t time.Time) string {
+	t = t.In(time.Local)
+	style := l.f.timeStyle
+	if l.f.fullTime {
+		style = "full-iso"
+	}
+	recent := t.After(l.now.Add(-sixMonths)) && !t.After(l.now.Add(time.Second))
+	switch {
+	case style == "full-iso":
+		return strftime("%Y-%m-%d %H:%M:%S.%N %z", t)
+	case style == "long-iso":
+		return strftime("%Y-%m-%d %H:%M", t)
+	case style == "iso":
+		if recent {
+			return strftime("%m-%d %H:%M", t)
+		}
+		return strftime("%Y-%m-%d ", t)
+	case strings.HasPrefix(style, "+"):
+		formats := strings.SplitN(style[1:], "\n", 2)
+		if !recent && len(formats) == 2 {
+			return strftime(formats[1], t)
+		}
+		return strftime(formats[0], t)
+	}
+	if recent {
+		return strftime("%b %e %H:%M", t)
+	}
+	return strftime("%b %e  %Y", t)
+}
