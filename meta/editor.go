@@ -415,8 +415,9 @@ func (ed *editor) serialize() (map[objects.Digest][]byte, objects.Digest) {
 		dg := objects.Sum(b)
 		if _, seen := out[dg]; !seen {
 			out[dg] = b
-			t := &Tree{Entries: append([]Entry(nil), d.entries...)}
-			ed.db.trees.add(dg, t)
+			// The editor no longer changes d.entries, so the cache can
+			// share them.
+			ed.db.trees.add(dg, &Tree{Entries: d.entries})
 		}
 		d.dirty = false
 		return dg

@@ -60,7 +60,7 @@ func (db *DB) Log(ctx context.Context, ws string, opts LogOptions) ([]Revision, 
 	return out, err
 }
 
-// Show returns one revision (Rev 0: the head).
+// Show returns one revision (Rev 0: the head), with all its changed paths.
 func (db *DB) Show(ctx context.Context, ref Ref) (Revision, error) {
 	name, err := ParseWorkspace(ref.Workspace)
 	if err != nil {
@@ -80,6 +80,17 @@ func (db *DB) Show(ctx context.Context, ref Ref) (Revision, error) {
 	})
 	if err != nil {
 		return Revision{}, err
+	}
+	if r.ChangesOmitted > 0 {
+		b, err := objects.Get(ctx, db.store, r.Manifest)
+		if err != nil {
+			return Revision{}, fmt.Errorf("meta: %s@%d: reading the manifest for the full list of changes: %w", r.Workspace, r.N, err)
+		}
+		m, err := decodeManifest(b)
+		if err != nil {
+			return Revision{}, fmt.Errorf("meta: %s@%d: manifest %s: %w: %w", r.Workspace, r.N, r.Manifest.Short(), objects.ErrCorrupt, err)
+		}
+		r.Changes, r.ChangesOmitted = m.Changes, 0
 	}
 	return *r, nil
 }

@@ -57,6 +57,11 @@ type Revision struct {
 	Author   string        `json:"author"`
 	Stats    Stats         `json:"stats"`
 	Changes  []PathChange  `json:"changes"`
+	// ChangesOmitted counts changed paths left out of Changes. The
+	// database keeps at most MaxInlineChanges per revision so that a huge
+	// import does not slow every later commit; Log returns that short list,
+	// while Show and Commit return the full one (Show reads the manifest).
+	ChangesOmitted int `json:"changes_omitted,omitempty"`
 
 	// Manifest is the digest of this revision's manifest object. It is not
 	// part of the manifest itself.
@@ -84,12 +89,21 @@ func decodeManifest(b []byte) (*Revision, error) {
 	return &r, nil
 }
 
+// MaxInlineChanges is how many changed paths a revision keeps in the
+// database (see Revision.ChangesOmitted).
+const MaxInlineChanges = 100
+
 func putRevision(tx *bolt.Tx, ws *Workspace, r *Revision) error {
 	b, err := tx.Bucket(bucketRevisions).CreateBucketIfNotExists([]byte(ws.ID))
 	if err != nil {
 		return err
 	}
-	v, err := json.Marshal(revisionRecord{Manifest: r.Manifest, Revision: *r})
+	rec := revisionRecord{Manifest: r.Manifest, Revision: *r}
+	if n := len(rec.Revision.Changes); n > MaxInlineChanges {
+		rec.Revision.Changes = rec.Revision.Changes[:MaxInlineChanges]
+		rec.Revision.ChangesOmitted = n - MaxInlineChanges
+	}
+	v, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
