@@ -51,6 +51,7 @@ type Cache struct {
 	mu      sync.Mutex
 	lru     *list.List // of *cacheEntry, most recently used first
 	entries map[Digest]*list.Element
+	filling map[Digest]chan struct{} // closed when a fetch into the cache ends
 	used    int64
 	deletes uint64 // bumped by Delete, so a fill racing with it is dropped
 	stats   CacheStats
@@ -129,6 +130,7 @@ func NewCache(remote Store, dir string, maxBytes int64) (*Cache, error) {
 	c := &Cache{
 		remote: remote, dir: abs, blobs: filepath.Join(abs, "blobs"), tmp: filepath.Join(abs, "tmp"),
 		maxBytes: maxBytes, lru: list.New(), entries: map[Digest]*list.Element{},
+		filling: map[Digest]chan struct{}{},
 	}
 	for _, p := range []string{abs, c.blobs, c.tmp} {
 		if err := os.MkdirAll(p, 0o755); err != nil {
@@ -341,33 +343,70 @@ func (c *Cache) Open(ctx context.Context, d Digest, off, length int64) (io.ReadC
 	if off < 0 {
 		return nil, fmt.Errorf("objects: open %s: negative offset %d", d.Short(), off)
 	}
-	c.mu.Lock()
-	el, ok := c.entries[d]
-	var verified fileStamp
-	if ok {
-		c.lru.MoveToFront(el)
-		verified = el.Value.(*cacheEntry).verified
-	}
-	deletes := c.deletes
-	c.mu.Unlock()
-	if ok {
-		rc, err := c.openCached(ctx, d, off, length, verified)
-		if err == nil {
-			c.count(func(s *CacheStats) { s.Hits++ })
-			return rc, nil
+	waited := false
+	for {
+		c.mu.Lock()
+		el, cached := c.entries[d]
+		var verified fileStamp
+		if cached {
+			c.lru.MoveToFront(el)
+			verified = el.Value.(*cacheEntry).verified
 		}
-		if errors.Is(err, ErrCorrupt) {
-			slog.Warn("objects: cache: dropping a damaged cache file; fetching the blob again", "folder", c.dir, "blob", d.Short(), "err", err)
-			c.count(func(s *CacheStats) { s.Corrupt++ })
-		} else if ctx.Err() != nil {
-			return nil, fmt.Errorf("objects: open %s: %w", d.Short(), ctx.Err())
-		} else {
-			slog.Warn("objects: cache: cannot read a cache file; fetching the blob again", "folder", c.dir, "blob", d.Short(), "err", err)
+		deletes := c.deletes
+		filling, isFilling := c.filling[d]
+		if !cached && !isFilling {
+			// This Open fetches the blob; others wait for it.
+			filling = make(chan struct{})
+			c.filling[d] = filling
 		}
-		c.drop(d)
+		c.mu.Unlock()
+
+		if cached {
+			rc, err := c.openCached(ctx, d, off, length, verified)
+			if err == nil {
+				c.count(func(s *CacheStats) { s.Hits++ })
+				return rc, nil
+			}
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("objects: open %s: %w", d.Short(), ctx.Err())
+			}
+			if errors.Is(err, ErrCorrupt) {
+				slog.Warn("objects: cache: dropping a damaged cache file; fetching the blob again", "folder", c.dir, "blob", d.Short(), "err", err)
+				c.count(func(s *CacheStats) { s.Corrupt++ })
+			} else {
+				slog.Warn("objects: cache: cannot read a cache file; fetching the blob again", "folder", c.dir, "blob", d.Short(), "err", err)
+			}
+			c.drop(d)
+			continue
+		}
+		if isFilling && !waited {
+			select {
+			case <-filling:
+			case <-ctx.Done():
+				return nil, fmt.Errorf("objects: open %s: %w", d.Short(), ctx.Err())
+			}
+			waited = true
+			continue
+		}
+		if isFilling {
+			// The fill waited for failed; try once more on our own.
+			return c.openMissing(ctx, d, off, length, deletes)
+		}
+		defer func() {
+			c.mu.Lock()
+			delete(c.filling, d)
+			c.mu.Unlock()
+			close(filling)
+		}()
+		return c.openMissing(ctx, d, off, length, deletes)
 	}
+}
+
+// openMissing reads a blob that is not in the cache: it fetches the whole
+// blob into the cache and serves the range from there, except for a range
+// of a blob too large to keep, which it reads from the remote as is.
+func (c *Cache) openMissing(ctx context.Context, d Digest, off, length int64, deletes uint64) (io.ReadCloser, error) {
 	c.count(func(s *CacheStats) { s.Misses++ })
-	// A range of a blob too large to keep is read from the remote as is.
 	if off != 0 || length >= 0 {
 		info, err := c.remote.Stat(ctx, d)
 		if err != nil {

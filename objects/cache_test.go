@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -270,5 +271,37 @@ func checkRefetched(t *testing.T, c *objects.Cache, remote *countingStore, d obj
 	// The refetched copy replaced the damaged one.
 	if f, err := os.ReadFile(c.Path(d)); err != nil || !bytes.Equal(f, b) {
 		t.Fatalf("%s cache file was not replaced by the right bytes: %v", name, err)
+	}
+}
+
+// TestCacheFetchesOnce has many readers ask for the same missing blob at
+// once: one fetches it from the remote, the others wait and read the copy.
+func TestCacheFetchesOnce(t *testing.T) {
+	remote := &countingStore{Store: objects.NewMemory()}
+	c := newCache(t, remote, 8<<20)
+	d, b := putRemote(t, remote, 1, 1<<20)
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for range 16 {
+		wg.Go(func() {
+			got, err := objects.Get(t.Context(), c, d)
+			if err == nil && !bytes.Equal(got, b) {
+				err = errors.New("got other bytes")
+			}
+			if err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if n := remote.opens.Load(); n != 1 {
+		t.Fatalf("16 concurrent reads of a missing blob fetched it %d times, want 1", n)
+	}
+	if st := c.Stats(); st.Misses != 1 || st.Hits != 15 {
+		t.Fatalf("stats %+v, want 1 miss and 15 hits", st)
 	}
 }
