@@ -27,7 +27,9 @@ const wholeInMemory = 4 << 20
 // Store itself:
 //
 //   - Open serves blobs from a folder of verified copies; a missing one is
-//     fetched whole from the remote, verified, and kept. A copy is verified
+//     fetched whole from the remote (once, however many readers ask for it
+//     at the same time), verified, and kept; a part of a blob larger than
+//     the whole cache is read from the remote directly. A copy is verified
 //     again every time it is read whole, and before a part of it is served
 //     unless the file is unchanged (same inode and ctime) since it was last
 //     verified. A damaged cache file is dropped and fetched again, never
