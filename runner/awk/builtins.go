@@ -402,6 +402,20 @@ func (in *interp) sprintf(format string, args []value) string {
 		}
 		start := i
 		i++
+		// %N$...: take the Nth argument (gawk).
+		if j := i; j < len(format) && isDigit(format[j]) {
+			for j < len(format) && isDigit(format[j]) {
+				j++
+			}
+			if j < len(format) && format[j] == '$' {
+				n, _ := strconv.Atoi(format[i:j])
+				if n < 1 || n > len(args) {
+					in.fatalf("printf: argument index %d out of range", n)
+				}
+				ai = n - 1
+				i = j + 1
+			}
+		}
 		var flags strings.Builder
 		for i < len(format) && strings.IndexByte("-+ #0", format[i]) >= 0 {
 			flags.WriteByte(format[i])

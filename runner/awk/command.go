@@ -213,6 +213,7 @@ func newInterp(ctx context.Context, env *command.Env, name string, prog *program
 		rstart: 0, rlength: -1,
 		streams: newStreams(),
 		rng:     rand.New(rand.NewSource(0)),
+		seed:    1, // gawk reports 1 as the seed before any srand
 	}
 	in.out = bufio.NewWriterSize(env.Stdout, 64*1024)
 	in.globals = make([]value, len(prog.globals))

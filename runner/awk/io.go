@@ -291,6 +291,7 @@ func (in *interp) openNextFile() bool {
 	}
 	if !mi.usedFile {
 		mi.usedFile = true
+		in.filename = str("-")
 		mi.cur = newRecordReader(in.env.Stdin)
 		return true
 	}
@@ -627,6 +628,9 @@ func (in *interp) getline(g *getlineExpr) value {
 		rec = r
 	case getlineFile:
 		name := in.toStr(in.eval(g.src))
+		if name == "" {
+			in.fatalf("expression for `<' redirection has null string value")
+		}
 		s := in.streams.inputFile(in, name)
 		if s == nil {
 			return num(-1)
@@ -643,6 +647,9 @@ func (in *interp) getline(g *getlineExpr) value {
 		return num(1)
 	case getlineCmd:
 		cmd := in.toStr(in.eval(g.src))
+		if cmd == "" {
+			in.fatalf("expression for `|' redirection has null string value")
+		}
 		s := in.streams.inputCommand(in, cmd)
 		r, ok, err := s.rdr.read(in)
 		if err != nil {

@@ -129,7 +129,10 @@ func (p *parser) skipTerminators() {
 }
 
 func (p *parser) program() {
-	p.skipTerminators()
+	p.optNewlines()
+	if p.tok.t == tSemi {
+		p.fail(p.tok.pos, "each rule must have a pattern or an action part")
+	}
 	for p.tok.t != tEOF {
 		p.item()
 		semis := 0
@@ -486,7 +489,7 @@ func (p *parser) printStmt() stmt {
 		}
 	}
 	if s.printf && len(s.args) == 0 {
-		p.fail(p.tok.pos, "printf: no format")
+		panic(parseError{&fatalError{"printf: no arguments"}})
 	}
 	switch p.tok.t {
 	case tGreater, tAppend, tPipe:
