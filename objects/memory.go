@@ -148,8 +148,9 @@ func (m *Memory) Len() int {
 }
 
 // Tamper replaces the stored bytes of d with content without any check, as
-// a disk fault or a careless operator would. It is a test hook (it
-// implements objectstest.Tamperer); the blob's ModTime is kept.
+// a disk fault or a careless operator would, or stores them if d is
+// missing. It is a test hook (it implements objectstest.Tamperer); the
+// blob's ModTime is kept.
 func (m *Memory) Tamper(ctx context.Context, d Digest, content []byte) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
