@@ -176,7 +176,7 @@ var handCases = []sedCase{
 
 func TestGNUHandCases(t *testing.T) {
 	sedPath := gnuSed(t)
-	pass := 0
+	pass, sameStderr := 0, 0
 	gnuResults := runGNUAll(t, sedPath, handCases)
 	for i, c := range handCases {
 		gnu := gnuResults[i]
@@ -186,8 +186,14 @@ func TestGNUHandCases(t *testing.T) {
 			continue
 		}
 		pass++
+		if g := strings.ReplaceAll(gnu.stderr, sedPath+":", "sed:"); g == ours.stderr {
+			sameStderr++
+		} else {
+			t.Logf("stderr differs: sed %q: gnu %q ours %q", c.args, g, ours.stderr)
+		}
 	}
-	t.Logf("hand-written cases: %d/%d match GNU sed", pass, len(handCases))
+	t.Logf("hand-written cases: %d/%d match GNU sed (stdout, exit code, files, stderr class); %d with the very same stderr",
+		pass, len(handCases), sameStderr)
 }
 
 // TestRefusesExec checks the deliberate refusal of e and s///e, which

@@ -121,12 +121,20 @@ func (m *machine) stop() bool {
 	}
 }
 
+// errNoPrevious is the empty regex with no regex used before it; GNU
+// reports it when it runs, hence the odd location.
+var errNoPrevious = &scriptError{where: "-e expression #1, char 0", msg: "no previous regular expression"}
+
 // errQuit ends the script (q, Q, n or N at the end of input).
 var errQuit = errors.New("quit")
 
 // run processes all input. It returns nil, errQuit or an error.
 func (m *machine) run() error {
 	for {
+		m.steps++
+		if m.steps&1023 == 0 && m.stop() {
+			return m.ctx.Err()
+		}
 		ok, err := m.readPattern(false)
 		if err != nil {
 			return err
@@ -264,7 +272,7 @@ func (m *machine) matchAddr(a *address) (bool, error) {
 		if rx == nil {
 			rx = m.lastRx
 			if rx == nil {
-				return false, &scriptError{msg: "no previous regular expression"}
+				return false, errNoPrevious
 			}
 		}
 		m.lastRx = rx
@@ -607,7 +615,7 @@ func (m *machine) substitute(s *subst) error {
 	if rx == nil {
 		rx = m.lastRx
 		if rx == nil {
-			return &scriptError{msg: "no previous regular expression"}
+			return errNoPrevious
 		}
 		if s.maxRef > rx.ngroups {
 			return &scriptError{msg: fmt.Sprintf("invalid reference \\%d on `s' command's RHS", s.maxRef)}

@@ -112,6 +112,7 @@ type parser struct {
 	quiet   bool // set by #n
 	cmds    []*cmd
 	blocks  []int
+	blockAt []string // where each open { is, for "unmatched `{'"
 	outputs map[string]*output
 	openOut func(name string) (*output, error)
 
@@ -199,8 +200,7 @@ func (p *parser) compile() error {
 		p.pendingText = nil
 	}
 	if len(p.blocks) > 0 {
-		p.ci = len(p.chunks) - 1
-		return &scriptError{where: strings.Replace(p.whereZero(), "", "", 1), msg: "unmatched `{'"}
+		return &scriptError{where: p.blockAt[len(p.blockAt)-1], msg: "unmatched `{'"}
 	}
 	return p.resolveLabels()
 }
@@ -272,6 +272,7 @@ func (p *parser) compileChunk() error {
 					return err
 				}
 				if a2 == nil {
+					p.inchar()
 					return p.errf("unexpected `,'")
 				}
 				cm.a2 = a2
@@ -538,6 +539,7 @@ func (p *parser) command(cm *cmd) error {
 	switch cm.name {
 	case '{':
 		p.blocks = append(p.blocks, len(p.cmds))
+		p.blockAt = append(p.blockAt, p.whereZero())
 		p.cmds = append(p.cmds, cm)
 		return nil
 	case '}':
@@ -549,6 +551,7 @@ func (p *parser) command(cm *cmd) error {
 		}
 		open := p.blocks[len(p.blocks)-1]
 		p.blocks = p.blocks[:len(p.blocks)-1]
+		p.blockAt = p.blockAt[:len(p.blockAt)-1]
 		p.cmds[open].jump = len(p.cmds) + 1
 		p.cmds = append(p.cmds, cm)
 		return p.readEndOfCmd()

@@ -420,12 +420,16 @@ func (p *reParser) interval(s, closer string, lead int) (min, max, n int, isOp b
 // atom parses one atom, or applies a postfix operator to the last of items
 // (returning nil).
 func (p *reParser) atom(start bool, items []*reNode) (*reNode, error) {
+	nothingBefore := start || len(items) == 0 || items[len(items)-1].op == opBOL && len(items) == 1
+	if nothingBefore && (strings.HasPrefix(p.s[p.i:], `\{`) && !p.ere || p.ere && p.s[p.i] == '{') {
+		return nil, errBadRepeat
+	}
 	min, max, n, isOp, err := p.repeatOp()
 	if err != nil {
 		return nil, err
 	}
 	if isOp {
-		if start || len(items) == 0 || items[len(items)-1].op == opBOL && len(items) == 1 {
+		if nothingBefore {
 			if p.ere {
 				return nil, errBadRepeat
 			}

@@ -51,6 +51,8 @@ const usageText = `Usage: sed [OPTION]... {script-only-if-no-other-script} [inpu
 
   -n, --quiet, --silent
                  suppress automatic printing of pattern space
+      --debug
+                 annotate program execution (accepted, does nothing here)
   -e script, --expression=script
                  add the script to the commands to be executed
   -f script-file, --file=script-file
@@ -343,6 +345,10 @@ func Run(ctx context.Context, env *command.Env) int {
 		m.in.names = []string{"-"}
 	}
 	status := 0
+	if opts.inPlace && len(opts.files) == 0 {
+		env.Errorf("no input files")
+		return 4
+	}
 	if opts.inPlace {
 		status = m.runInPlace()
 	} else {
@@ -397,8 +403,7 @@ func (m *machine) runInPlace() int {
 	for _, name := range names {
 		if name == "-" {
 			env.Errorf("couldn't edit -: not a regular file")
-			status = 4
-			continue
+			return 4
 		}
 		fi, err := env.FS.Stat(name)
 		if err != nil {
