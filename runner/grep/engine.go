@@ -22,14 +22,16 @@ type engine struct {
 	word      bool
 	wholeLine bool
 
-	lineRE   *regexp.Regexp // matches a record (wrapped for -w / -x)
-	plainRE  *regexp.Regexp // the patterns alone, for -o
-	wordRE0  *regexp.Regexp // -w: a word match at the start of the record
-	wordRE2  *regexp.Regexp // -w: a non-word char, then a word match
-	bufRE    *regexp.Regexp // lineRE when it can run over many records at once
-	bt       *gnuregex.Matcher
-	literal  []byte // every match contains it
-	litExact bool   // finding literal is the whole test
+	lineRE  *regexp.Regexp // matches a record (wrapped for -w / -x)
+	plainRE *regexp.Regexp // the patterns alone, for -o
+	wordRE0 *regexp.Regexp // -w: a word match at the start of the record
+	wordRE2 *regexp.Regexp // -w: a non-word char, then a word match
+	bufRE   *regexp.Regexp // lineRE when it can run over many records at once
+	bt      *gnuregex.Matcher
+	literal []byte // every match contains it
+	// literalFold (lower case) is in every match up to ASCII case (-i).
+	literalFold []byte
+	litExact    bool // finding literal is the whole test
 }
 
 // newEngine compiles o's patterns. Errors are GNU's messages.
@@ -67,6 +69,8 @@ func newEngine(o *options) (*engine, []string, error) {
 	if lit := p.RequiredLiteral(); lit != "" {
 		e.literal = []byte(lit)
 		e.litExact = o.matcher == matchFixed && len(o.patterns) == 1 && !o.ignoreCase && !e.word && !e.wholeLine
+	} else if lit := p.RequiredText(); o.ignoreCase && asciiFoldable(lit) {
+		e.literalFold = []byte(strings.ToLower(lit))
 	}
 	flags, expr, ok := p.GoSyntaxParts(false)
 	// GNU's -w never accepts an empty match found by shortening a longer
@@ -115,11 +119,12 @@ func (e *engine) compileGo(flags, expr string, longest bool) error {
 	if e.plainRE, err = compile(flags + expr); err != nil {
 		return err
 	}
+	// Selecting a record needs no longest match: leftmost-first is faster.
 	switch {
 	case e.wholeLine:
-		e.lineRE, err = compile(flags + "^(?:" + expr + ")$")
+		e.lineRE, err = regexp.Compile(flags + "^(?:" + expr + ")$")
 	case e.word:
-		if e.lineRE, err = compile(flags + "(?:^|" + nonWord + ")(" + expr + ")(?:" + nonWord + "|$)"); err != nil {
+		if e.lineRE, err = regexp.Compile(flags + "(?:^|" + nonWord + ")(" + expr + ")(?:" + nonWord + "|$)"); err != nil {
 			return err
 		}
 		if e.wordRE0, err = compile(flags + "^(" + expr + ")(?:" + nonWord + "|$)"); err != nil {
@@ -127,9 +132,72 @@ func (e *engine) compileGo(flags, expr string, longest bool) error {
 		}
 		e.wordRE2, err = compile(flags + nonWord + "(" + expr + ")(?:" + nonWord + "|$)")
 	default:
-		e.lineRE = e.plainRE
+		e.lineRE, err = regexp.Compile(flags + expr)
 	}
 	return err
+}
+
+// asciiFoldable reports whether lit is ASCII and folds only within ASCII
+// (k and s have non-ASCII partners: U+212A KELVIN SIGN, U+017F LONG S).
+func asciiFoldable(lit string) bool {
+	if lit == "" {
+		return false
+	}
+	for i := 0; i < len(lit); i++ {
+		c := lit[i] | 0x20
+		if lit[i] >= utf8.RuneSelf || c == 'k' || c == 's' {
+			return false
+		}
+	}
+	return true
+}
+
+// indexFoldASCII finds lit (ASCII, lower case) in s ignoring ASCII case.
+func indexFoldASCII(s, lit []byte) int {
+	c0 := lit[0]
+	u0 := c0
+	if 'a' <= c0 && c0 <= 'z' {
+		u0 = c0 - 'a' + 'A'
+	}
+	nextLower, nextUpper := -1, -1 // next known positions at or after off
+	for off := 0; off+len(lit) <= len(s); {
+		if nextLower < off {
+			nextLower = indexFrom(s, c0, off)
+		}
+		if nextUpper < off {
+			nextUpper = indexFrom(s, u0, off)
+		}
+		i := min(nextLower, nextUpper)
+		if i == len(s) || i+len(lit) > len(s) {
+			return -1
+		}
+		if equalFoldASCII(s[i+1:i+len(lit)], lit[1:]) {
+			return i
+		}
+		off = i + 1
+	}
+	return -1
+}
+
+// indexFrom returns the index of c in s at or after off, or len(s).
+func indexFrom(s []byte, c byte, off int) int {
+	i := bytes.IndexByte(s[off:], c)
+	if i < 0 {
+		return len(s)
+	}
+	return off + i
+}
+
+func equalFoldASCII(a, lower []byte) bool {
+	for i, c := range a {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // matchLine reports whether one record (without its terminator) matches.
@@ -140,6 +208,8 @@ func (e *engine) matchLine(ctx context.Context, line []byte) (bool, error) {
 	case e.litExact:
 		return bytes.Contains(line, e.literal), nil
 	case e.literal != nil && !bytes.Contains(line, e.literal):
+		return false, nil
+	case e.literalFold != nil && indexFoldASCII(line, e.literalFold) < 0:
 		return false, nil
 	case e.lineRE != nil:
 		return e.lineRE.Match(line), nil
@@ -322,6 +392,12 @@ func (e *engine) nextMatch(ctx context.Context, buf []byte, from, lim int) (int,
 				return -1, -1, nil
 			}
 			at = from + i
+		case e.literalFold != nil:
+			i := indexFoldASCII(buf[from:lim], e.literalFold)
+			if i < 0 {
+				return -1, -1, nil
+			}
+			at = from + i
 		case e.bufRE != nil:
 			m := e.bufRE.FindIndex(buf[from:lim])
 			if m == nil {
@@ -341,7 +417,7 @@ func (e *engine) nextMatch(ctx context.Context, buf []byte, from, lim int) (int,
 		} else {
 			le += at
 		}
-		if e.litExact || e.bufRE != nil && e.literal == nil {
+		if e.litExact || e.bufRE != nil && e.literal == nil && e.literalFold == nil {
 			return ls, le, nil
 		}
 		ok, err := e.matchLine(ctx, buf[ls:le])

@@ -94,6 +94,9 @@ type grep struct {
 	searchErr  error // context cancelled or backtracking budget
 	buf        []byte
 	implicitRd bool // -r with no operand: paths print without "./"
+	// rgBinaryExplicit: rg searches a named binary file (and says so);
+	// a binary file found while walking is skipped.
+	rgBinaryExplicit bool
 }
 
 // errWriter records the first write error so searching stops (the runner

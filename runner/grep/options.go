@@ -54,6 +54,13 @@ type options struct {
 	label                                string
 	lineBuffered                         bool
 	initialTab                           bool
+
+	// rg only
+	rg           bool
+	countMatches bool    // --count-matches
+	replace      *string // -r
+	column       bool    // --column
+	vimgrep      bool    // --vimgrep
 }
 
 // usageError is a bad command line: GNU prints the message (if any) and

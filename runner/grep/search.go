@@ -2,6 +2,7 @@ package grep
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strconv"
 	"unicode/utf8"
@@ -24,8 +25,11 @@ type fileSearch struct {
 	lastPrintedEnd int // buffer position after the last printed record; -1: none in view
 	pendingAfter   int
 	selected       int64
+	matchCount     int64 // rg --count-matches
+	column         int   // rg --column of the record being printed (1-based)
 	binary         bool
 	binaryMatched  bool
+	binaryAt       int64 // offset of the first NUL (rg says where)
 	encodingErr    bool
 	done           bool
 	maxDone        bool // -m reached: only trailing context is left
@@ -96,13 +100,15 @@ func (s *fileSearch) checkBinary(from int) bool {
 		return false
 	}
 	if !s.binary {
-		if bytes.IndexByte(s.buf[from:], 0) < 0 {
+		i := bytes.IndexByte(s.buf[from:], 0)
+		if i < 0 {
 			return false
 		}
-		if o.binary == binaryNoMatch {
+		if o.binary == binaryNoMatch || o.rg && !s.g.rgBinaryExplicit {
 			return true
 		}
 		s.binary = true
+		s.binaryAt = s.bufBase + int64(from+i)
 		from = 0
 	}
 	for i, c := range s.buf[from:] {
@@ -255,6 +261,9 @@ func (s *fileSearch) selectedRecord(ls, le int) {
 		s.done = true
 		return
 	case o.count:
+		if o.countMatches {
+			s.matchCount += s.countMatchesIn(ls, le)
+		}
 		if s.maxDone {
 			s.done = true
 		}
@@ -321,13 +330,20 @@ func (s *fileSearch) printRecord(ls, le int, sep byte) {
 		s.lastPrintedEnd = after(le, len(s.buf))
 		return
 	}
-	if g.o.binary != binaryText && !utf8.Valid(line) {
+	if g.o.binary != binaryText && !g.o.rg && !utf8.Valid(line) {
 		s.encodingErr = true
 		return
 	}
-	s.writePrefix(ls, ls, sep)
-	g.out.Write(line)
-	g.out.WriteByte(s.eolOut())
+	switch {
+	case g.o.vimgrep && sep == ':':
+		s.printVimgrep(ls, le)
+	case g.o.rg && sep == ':' && (g.o.replace != nil || g.o.column):
+		s.printRgLine(ls, le)
+	default:
+		s.writePrefix(ls, ls, sep)
+		g.out.Write(line)
+		g.out.WriteByte(s.eolOut())
+	}
 	s.lastPrintedEnd = after(le, len(s.buf))
 	g.anyOutput = true
 	if g.o.lineBuffered {
@@ -357,10 +373,82 @@ func (s *fileSearch) writePrefix(ls, at int, sep byte) {
 		g.out.WriteString(strconv.FormatInt(s.lineno, 10))
 		g.out.WriteByte(sep)
 	}
+	if o.column && s.column > 0 {
+		g.out.WriteString(strconv.Itoa(s.column))
+		g.out.WriteByte(sep)
+	}
 	if o.byteOffset {
 		g.out.WriteString(strconv.FormatInt(s.bufBase+int64(at), 10))
 		g.out.WriteByte(sep)
 	}
+}
+
+// matchesIn lists the non-empty matches of record buf[ls:le].
+func (s *fileSearch) matchesIn(ls, le int) [][2]int {
+	var out [][2]int
+	err := s.g.eng.eachMatch(s.g.ctx, s.buf[ls:le], func(a, b int) bool {
+		out = append(out, [2]int{a, b})
+		return true
+	})
+	if err != nil && s.g.searchErr == nil {
+		s.g.searchErr = err
+		s.g.stopAll = true
+	}
+	return out
+}
+
+func (s *fileSearch) countMatchesIn(ls, le int) int64 {
+	return int64(len(s.matchesIn(ls, le)))
+}
+
+// replaced returns rg -r's replacement for the match line[a:b].
+func (s *fileSearch) replaced(line []byte, a, b int) []byte {
+	re := s.g.eng.plainRE
+	if re == nil {
+		return []byte(*s.g.o.replace)
+	}
+	m := re.FindSubmatchIndex(line[a:b])
+	if m == nil {
+		return []byte(*s.g.o.replace)
+	}
+	return re.Expand(nil, []byte(*s.g.o.replace), line[a:b], m)
+}
+
+// printRgLine prints a selected record for rg with --column or -r.
+func (s *fileSearch) printRgLine(ls, le int) {
+	g := s.g
+	line := s.buf[ls:le]
+	ms := s.matchesIn(ls, le)
+	if len(ms) > 0 && g.o.column {
+		s.column = ms[0][0] + 1
+	}
+	s.writePrefix(ls, ls, ':')
+	s.column = 0
+	if g.o.replace == nil || g.o.invert {
+		g.out.Write(line)
+	} else {
+		prev := 0
+		for _, m := range ms {
+			g.out.Write(line[prev:m[0]])
+			g.out.Write(s.replaced(line, m[0], m[1]))
+			prev = m[1]
+		}
+		g.out.Write(line[prev:])
+	}
+	g.out.WriteByte(s.eolOut())
+}
+
+// printVimgrep prints the record once per match, as rg --vimgrep does.
+func (s *fileSearch) printVimgrep(ls, le int) {
+	g := s.g
+	line := s.buf[ls:le]
+	for _, m := range s.matchesIn(ls, le) {
+		s.column = m[0] + 1
+		s.writePrefix(ls, ls, ':')
+		g.out.Write(line)
+		g.out.WriteByte(s.eolOut())
+	}
+	s.column = 0
 }
 
 // printMatches prints each match of a selected record (-o).
@@ -369,11 +457,18 @@ func (s *fileSearch) printMatches(ls, le int) {
 	line := s.buf[ls:le]
 	err := g.eng.eachMatch(g.ctx, line, func(ms, me int) bool {
 		text := line[ms:me]
-		if g.o.binary != binaryText && !utf8.Valid(text) {
+		if g.o.binary != binaryText && !g.o.rg && !utf8.Valid(text) {
 			s.encodingErr = true
 			return !g.stopAll
 		}
+		if g.o.column {
+			s.column = ms + 1
+		}
 		s.writePrefix(ls, ls+ms, ':')
+		s.column = 0
+		if g.o.replace != nil {
+			text = s.replaced(line, ms, me)
+		}
 		g.out.Write(text)
 		g.out.WriteByte(s.eolOut())
 		g.anyOutput = true
@@ -417,6 +512,9 @@ func (s *fileSearch) finish() {
 		}
 		return
 	case o.count:
+		if o.rg && s.selected == 0 {
+			return // ripgrep prints no zero counts
+		}
 		if g.withName {
 			g.out.WriteString(s.name)
 			if o.nullAfterName {
@@ -429,8 +527,20 @@ func (s *fileSearch) finish() {
 		if o.maxCount > 0 && n > o.maxCount {
 			n = o.maxCount
 		}
+		if o.countMatches {
+			n = s.matchCount
+		}
 		g.out.WriteString(strconv.FormatInt(n, 10))
 		g.out.WriteByte('\n')
+		return
+	}
+	if o.rg {
+		if s.binaryMatched && !o.quiet {
+			if g.withName {
+				g.out.WriteString(s.name + ": ")
+			}
+			fmt.Fprintf(g.out, "binary file matches (found \"\\0\" byte around offset %d)\n", s.binaryAt)
+		}
 		return
 	}
 	if (s.binaryMatched || s.encodingErr) && !o.quiet {

@@ -346,6 +346,12 @@ func (p *Pattern) RequiredLiteral() string {
 	if p.opts.IgnoreCase {
 		return ""
 	}
+	return p.RequiredText()
+}
+
+// RequiredText is RequiredLiteral without regard to case: under
+// IgnoreCase every match contains it up to case folding.
+func (p *Pattern) RequiredText() string {
 	var best, cur []byte
 	var flush = func() {
 		if len(cur) > len(best) {

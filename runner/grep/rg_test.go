@@ -1,0 +1,114 @@
+package grep
+
+import (
+	"context"
+	"testing"
+
+	"github.com/wsfs/wsfs/runner/command/commandtest"
+)
+
+// rgFiles is a small git work tree: an ignored build folder, a hidden
+// folder, a binary file.
+var rgFiles = map[string]string{
+	".git/HEAD":       "ref: refs/heads/main\n",
+	".gitignore":      "build/\n*.log\n!keep.log\n",
+	"a.txt":           "hello world\nfoo\nHello again\n",
+	"src/main.go":     "package main\n\nfunc hello() {}\n",
+	"src/lib/x.rs":    "let hello = 1;\n",
+	"src/.ignore":     "gen.go\n",
+	"src/gen.go":      "// hello generated\n",
+	"build/out.txt":   "hello build\n",
+	"debug.log":       "hello log\n",
+	"keep.log":        "hello kept\n",
+	".hidden/h.txt":   "hello hidden\n",
+	"bin.dat":         "hello\x00bin\n",
+	"docs/README.md":  "# hello docs\nsee foo\n",
+	"ctx.txt":         "one\ntwo\nthree foo\nfour\nfive\nsix\nseven foo\neight\n",
+	"words.txt":       "hello\nhellothere\nsay hello!\n",
+	"caps.txt":        "Foo\nfoo\nFOO\n",
+	"sub/dir/deep.go": "hello deep\n",
+}
+
+// TestRgNonTTY pins ripgrep's output when standard output is not a
+// terminal: no line numbers or headings unless asked, file names unless
+// one file is searched, paths as given (none for an implicit ".").
+func TestRgNonTTY(t *testing.T) {
+	sb := commandtest.New(t)
+	sb.WriteFiles(t, rgFiles)
+	cases := []struct {
+		cmd, stdin string
+		want       string
+		code       int
+	}{
+		{"rg hello", "", "a.txt:hello world\ndocs/README.md:# hello docs\nkeep.log:hello kept\nsrc/lib/x.rs:let hello = 1;\nsrc/main.go:func hello() {}\nsub/dir/deep.go:hello deep\nwords.txt:hello\nwords.txt:hellothere\nwords.txt:say hello!\n", 0},
+		{"rg -n hello src", "", "src/lib/x.rs:1:let hello = 1;\nsrc/main.go:3:func hello() {}\n", 0},
+		{"rg hello a.txt", "", "hello world\n", 0},
+		{"rg -H hello a.txt", "", "a.txt:hello world\n", 0},
+		{"rg -n hello a.txt words.txt", "", "a.txt:1:hello world\nwords.txt:1:hello\nwords.txt:2:hellothere\nwords.txt:3:say hello!\n", 0},
+		{"rg hello .", "", "./a.txt:hello world\n./docs/README.md:# hello docs\n./keep.log:hello kept\n./src/lib/x.rs:let hello = 1;\n./src/main.go:func hello() {}\n./sub/dir/deep.go:hello deep\n./words.txt:hello\n./words.txt:hellothere\n./words.txt:say hello!\n", 0},
+		{"rg -l hello src", "", "src/lib/x.rs\nsrc/main.go\n", 0},
+		{"rg -c o ctx.txt a.txt", "", "ctx.txt:5\na.txt:3\n", 0},
+		{"rg -c zzz a.txt", "", "", 1},
+		{"rg --count-matches o a.txt", "", "5\n", 0},
+		{"rg hello bin.dat", "", "binary file matches (found \"\\0\" byte around offset 5)\n", 0},
+		{"rg -H hello bin.dat a.txt", "", "bin.dat: binary file matches (found \"\\0\" byte around offset 5)\na.txt:hello world\n", 0},
+		{"rg --files-without-match hello a.txt ctx.txt", "", "ctx.txt\n", 0},
+		{"rg -i foo caps.txt", "", "Foo\nfoo\nFOO\n", 0},
+		{"rg foo caps.txt", "", "foo\n", 0},
+		{"rg -S foo caps.txt", "", "Foo\nfoo\nFOO\n", 0},
+		{"rg -S Foo caps.txt", "", "Foo\n", 0},
+		{"rg -w hello words.txt", "", "hello\nsay hello!\n", 0},
+		{"rg -x hello words.txt", "", "hello\n", 0},
+		{"rg -v hello words.txt", "", "", 1},
+		{"rg -o hel+o words.txt", "", "hello\nhello\nhello\n", 0},
+		{"rg -F hello! words.txt", "", "say hello!\n", 0},
+		{"rg -e foo -e two ctx.txt", "", "two\nthree foo\nseven foo\n", 0},
+		{"rg -C1 foo ctx.txt", "", "two\nthree foo\nfour\n--\nsix\nseven foo\neight\n", 0},
+		{"rg -n -A1 foo ctx.txt", "", "3:three foo\n4-four\n--\n7:seven foo\n8-eight\n", 0},
+		{"rg -m1 foo ctx.txt", "", "three foo\n", 0},
+		{"rg -q foo ctx.txt", "", "", 0},
+		{"rg --column foo ctx.txt", "", "3:7:three foo\n7:7:seven foo\n", 0},
+		{"rg --vimgrep o a.txt", "", "a.txt:1:5:hello world\na.txt:1:8:hello world\na.txt:2:2:foo\na.txt:2:3:foo\na.txt:3:5:Hello again\n", 0},
+		{"rg -r HI hello a.txt", "", "HI world\n", 0},
+		{"rg -o -r $1 h(el)lo a.txt", "", "el\n", 0},
+		{"rg -t go hello", "", "src/main.go:func hello() {}\nsub/dir/deep.go:hello deep\n", 0},
+		{"rg -T go -T rust -T md hello src docs", "", "", 1},
+		{"rg -g *.rs hello", "", "src/lib/x.rs:let hello = 1;\n", 0},
+		{"rg -g !src -g !*.txt -g !*.go hello", "", "docs/README.md:# hello docs\nkeep.log:hello kept\n", 0},
+		{"rg --hidden hello .hidden", "", ".hidden/h.txt:hello hidden\n", 0},
+		{"rg --hidden -l hello", "", ".hidden/h.txt\na.txt\ndocs/README.md\nkeep.log\nsrc/lib/x.rs\nsrc/main.go\nsub/dir/deep.go\nwords.txt\n", 0},
+		{"rg --no-ignore -l hello", "", "a.txt\nbuild/out.txt\ndebug.log\ndocs/README.md\nkeep.log\nsrc/gen.go\nsrc/lib/x.rs\nsrc/main.go\nsub/dir/deep.go\nwords.txt\n", 0},
+		{"rg -l hello build/out.txt src/gen.go", "", "build/out.txt\nsrc/gen.go\n", 0},
+		{"rg --max-depth 1 -l hello", "", "a.txt\nkeep.log\nwords.txt\n", 0},
+		{"rg --files src", "", "src/lib/x.rs\nsrc/main.go\n", 0},
+		{"rg hello", "hello stdin\nbye\n", "hello stdin\n", 0},
+		{"rg -H hello", "hello stdin\n", "<stdin>:hello stdin\n", 0},
+		{"rg nomatch a.txt", "", "", 1},
+	}
+	for _, c := range cases {
+		got := sb.Run(context.Background(), Rg, c.stdin, splitArgs(c.cmd)...)
+		if got.Stdout != c.want || got.Code != c.code {
+			t.Errorf("%s\nwant code %d stdout %q\ngot  code %d stdout %q stderr %q", c.cmd, c.code, c.want, got.Code, got.Stdout, got.Stderr)
+		}
+	}
+}
+
+func TestRgErrors(t *testing.T) {
+	sb := commandtest.New(t)
+	sb.WriteFiles(t, rgFiles)
+	cases := []struct{ cmd, wantErr string }{
+		{"rg", "rg: ripgrep requires at least one pattern to execute a search\n"},
+		{"rg hello nope.txt", "rg: nope.txt: No such file or directory (os error 2)\n"},
+		{"rg -t nope hello", "rg: error parsing flag -t: unrecognized file type: nope\n"},
+		{"rg --frob hello", "rg: unrecognized flag --frob\n"},
+		{"rg --json hello", "rg: --json is not supported here (JSON output)\n"},
+		{"rg a(?=b)", "rg: regex parse error:\n    a(?=b)\nerror: invalid or unsupported Perl syntax: `(?=`\n"},
+		{"rg -A x foo", "rg: error parsing flag -A: invalid number: x\n"},
+	}
+	for _, c := range cases {
+		got := sb.Run(context.Background(), Rg, "", splitArgs(c.cmd)...)
+		if got.Code != 2 || got.Stderr != c.wantErr {
+			t.Errorf("%s: got code %d stderr %q, want 2 and %q", c.cmd, got.Code, got.Stderr, c.wantErr)
+		}
+	}
+}
