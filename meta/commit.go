@@ -186,7 +186,27 @@ func (db *DB) Commit(ctx context.Context, ws string, base RevNum, change Change)
 		Root: root, Cwd: cwd, Time: change.Time, Command: change.Command, ExitCode: change.ExitCode,
 		Duration: change.Duration, Author: change.Author, Stats: ed.root.sub, Changes: changes,
 	}
-	return db.finishCommit(ctx, w, rev)
+	return db.finishCommit(ctx, w, rev, nil)
+}
+
+// revPin names a revision whose tree a commit reuses (Restore, Fork). The
+// commit's transaction checks that it still exists: then GC, which marks
+// from every retained revision, cannot have reclaimed its objects.
+type revPin struct {
+	wsID string
+	name string
+	n    RevNum
+}
+
+func (p *revPin) check(tx *bolt.Tx) error {
+	if p == nil {
+		return nil
+	}
+	b := tx.Bucket(bucketRevisions).Bucket([]byte(p.wsID))
+	if b == nil || b.Get(revKey(p.n)) == nil {
+		return fmt.Errorf("meta: %s@%d: %w: the revision was deleted or dropped by retention meanwhile", p.name, p.n, ErrStale)
+	}
+	return nil
 }
 
 // CommitTree records a complete new root tree (written with WriteTree or
@@ -195,7 +215,16 @@ func (db *DB) Commit(ctx context.Context, ws string, base RevNum, change Change)
 // themselves. The same stale check, quota check on growth and
 // no-op rule as Commit apply; the changed paths are computed by comparing
 // the trees, descending only where they differ.
+//
+// Every tree and blob under root must be in the store. Objects written in
+// the last GCOptions.Grace (WriteTree, Store.Put) and objects of retained
+// revisions are safe from GC; the caller must not rely on older objects
+// that no retained revision reaches.
 func (db *DB) CommitTree(ctx context.Context, ws string, base RevNum, root objects.Digest, cwd string, info CommitInfo) (Revision, bool, error) {
+	return db.commitTree(ctx, ws, base, root, cwd, info, nil)
+}
+
+func (db *DB) commitTree(ctx context.Context, ws string, base RevNum, root objects.Digest, cwd string, info CommitInfo, pin *revPin) (Revision, bool, error) {
 	w, baseRev, err := db.commitBase(ctx, ws, base)
 	if err != nil {
 		return Revision{}, false, err
@@ -232,7 +261,7 @@ func (db *DB) CommitTree(ctx context.Context, ws string, base RevNum, root objec
 		Root: root, Cwd: cwd, Time: info.Time, Command: info.Command, ExitCode: info.ExitCode,
 		Duration: info.Duration, Author: info.Author, Stats: stats, Changes: changes,
 	}
-	return db.finishCommit(ctx, w, rev)
+	return db.finishCommit(ctx, w, rev, pin)
 }
 
 // checkTotals refuses growth of entries or bytes past the quotas.
@@ -286,7 +315,8 @@ func (db *DB) commitBase(ctx context.Context, ws string, base RevNum) (*Workspac
 
 // finishCommit writes the manifest and then, in one transaction, the
 // revision, if the head is still rev.Parent.
-func (db *DB) finishCommit(ctx context.Context, w *Workspace, rev *Revision) (Revision, bool, error) {
+func (db *DB) finishCommit(ctx context.Context, w *Workspace, rev *Revision, pin *revPin) (Revision, bool, error) {
+	rev.Nonce = newID()
 	mb, err := encodeManifest(rev)
 	if err != nil {
 		return Revision{}, false, err
@@ -296,8 +326,10 @@ func (db *DB) finishCommit(ctx context.Context, w *Workspace, rev *Revision) (Re
 	if err != nil {
 		return Revision{}, false, fmt.Errorf("meta: commit to %s: %w; the head stays at revision %d", w.Name, err, rev.Parent)
 	}
+	var after *Workspace
 	err = db.update(func(tx *bolt.Tx) error {
 		cur, err := getWorkspace(tx, w.Name)
+		after = cur
 		if err != nil {
 			return err
 		}
@@ -306,6 +338,9 @@ func (db *DB) finishCommit(ctx context.Context, w *Workspace, rev *Revision) (Re
 		}
 		if cur.Head != rev.Parent {
 			return fmt.Errorf("meta: commit to %s: %w: base revision %d, but the head is now %d", w.Name, ErrStale, rev.Parent, cur.Head)
+		}
+		if err := pin.check(tx); err != nil {
+			return err
 		}
 		if err := putRevision(tx, cur, rev); err != nil {
 			return err
@@ -319,11 +354,10 @@ func (db *DB) finishCommit(ctx context.Context, w *Workspace, rev *Revision) (Re
 	if err != nil {
 		// The manifest names a revision that does not exist; remove it so
 		// that Recover cannot mistake it for a committed one.
-		if derr := db.store.Delete(context.WithoutCancel(ctx), rev.Manifest); derr != nil {
-			db.log.Warn("meta: could not remove the manifest of a failed commit", "workspace", w.Name, "manifest", rev.Manifest.String(), "err", derr)
-		}
+		db.deleteObjects(ctx, "a failed commit to "+w.Name, rev.Manifest)
 		return Revision{}, false, err
 	}
+	db.emit(EventCommit, *after)
 	return *rev, true, nil
 }
 

@@ -53,6 +53,7 @@ type DB struct {
 	now    func() time.Time
 	trees  *treeCache
 	guard  gcGuard
+	subs   subscribers
 	closed sync.Once
 }
 

@@ -212,10 +212,13 @@ func (db *DB) Restore(ctx context.Context, ref Ref, info CommitInfo) (Revision, 
 	if err != nil {
 		return Revision{}, false, err
 	}
+	if w.ID != old.WorkspaceID {
+		return Revision{}, false, fmt.Errorf("meta: restore %s: %w: the workspace was re-created meanwhile", ref, ErrStale)
+	}
 	if info.Command == "" {
 		info.Command = fmt.Sprintf("restore %s@%d", old.Workspace, old.N)
 	}
-	return db.CommitTree(ctx, old.Workspace, w.Head, old.Root, old.Cwd, info)
+	return db.commitTree(ctx, old.Workspace, w.Head, old.Root, old.Cwd, info, &revPin{wsID: old.WorkspaceID, name: old.Workspace, n: old.N})
 }
 
 // Fork creates workspace newName whose revision 1 has the tree and cwd of
@@ -255,7 +258,8 @@ func (db *DB) Fork(ctx context.Context, from Ref, newName string, opts CreateOpt
 	db.guard.protect(rev.Root)
 	defer db.guard.release(rev.Root)
 	origin := fmt.Sprintf("%s@%d", rev.Workspace, rev.N)
-	return db.createWith(ctx, newName, opts, rev.Root, rev.Stats, rev.Cwd, origin, "fork "+origin)
+	return db.createWith(ctx, newName, opts, rev.Root, rev.Stats, rev.Cwd, origin, "fork "+origin,
+		&revPin{wsID: rev.WorkspaceID, name: rev.Workspace, n: rev.N})
 }
 
 // FileDiff is one difference between two trees.

@@ -69,6 +69,8 @@ type settingsObject struct {
 	Quotas     Quotas        `json:"quotas"`
 	Retention  Retention     `json:"retention"`
 	ForkedFrom string        `json:"forked_from,omitempty"`
+	// Nonce makes every settings object unique (see Revision.Nonce).
+	Nonce string `json:"nonce"`
 }
 
 // tombstoneObject records that a workspace incarnation was deleted.
@@ -76,6 +78,7 @@ type tombstoneObject struct {
 	Name    string `json:"name"`
 	ID      string `json:"id"`
 	Deleted string `json:"deleted"`
+	Nonce   string `json:"nonce"`
 }
 
 func encodeJSONObject(magic string, v any) ([]byte, error) {

@@ -63,6 +63,10 @@ type Revision struct {
 	// while Show and Commit return the full one (Show reads the manifest).
 	ChangesOmitted int `json:"changes_omitted,omitempty"`
 
+	// Nonce is random. It makes every manifest unique, so that removing
+	// the manifest of a failed commit can never remove another's.
+	Nonce string `json:"nonce"`
+
 	// Manifest is the digest of this revision's manifest object. It is not
 	// part of the manifest itself.
 	Manifest objects.Digest `json:"-"`

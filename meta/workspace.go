@@ -224,7 +224,7 @@ func (w *Workspace) settingsObject() settingsObject {
 	return settingsObject{
 		Name: w.Name, ID: w.ID, Seq: w.SettingsSeq, Kind: w.Kind, Owner: w.Owner,
 		Created: w.Created.Format(time.RFC3339Nano), Updated: w.Updated.Format(time.RFC3339Nano),
-		Quotas: w.Quotas, Retention: w.Retention, ForkedFrom: w.ForkedFrom,
+		Quotas: w.Quotas, Retention: w.Retention, ForkedFrom: w.ForkedFrom, Nonce: newID(),
 	}
 }
 
@@ -245,11 +245,11 @@ func (db *DB) Create(ctx context.Context, name string, opts CreateOptions) (Work
 	if err != nil {
 		return Workspace{}, fmt.Errorf("meta: create %s: nothing was created: %w", name, err)
 	}
-	return db.createWith(ctx, name, opts, root, Stats{}, "/", "", "create "+name)
+	return db.createWith(ctx, name, opts, root, Stats{}, "/", "", "create "+name, nil)
 }
 
 // createWith writes a new workspace whose revision 1 has the given root.
-func (db *DB) createWith(ctx context.Context, name string, opts CreateOptions, root objects.Digest, stats Stats, cwd, forkedFrom, command string) (Workspace, error) {
+func (db *DB) createWith(ctx context.Context, name string, opts CreateOptions, root objects.Digest, stats Stats, cwd, forkedFrom, command string, pin *revPin) (Workspace, error) {
 	q := DefaultQuotas()
 	if opts.Quotas != nil {
 		q = *opts.Quotas
@@ -281,7 +281,7 @@ func (db *DB) createWith(ctx context.Context, name string, opts CreateOptions, r
 	}
 	rev := &Revision{
 		Workspace: name, WorkspaceID: w.ID, N: 1, Root: root, Cwd: cwd, Time: now,
-		Command: command, Author: opts.Author, Stats: stats,
+		Command: command, Author: opts.Author, Stats: stats, Nonce: newID(),
 	}
 	mb, err := encodeManifest(rev)
 	if err != nil {
@@ -296,14 +296,21 @@ func (db *DB) createWith(ctx context.Context, name string, opts CreateOptions, r
 		if tx.Bucket(bucketWorkspaces).Get([]byte(name)) != nil {
 			return fmt.Errorf("meta: create %s: %w", name, ErrExists)
 		}
+		if err := pin.check(tx); err != nil {
+			return err
+		}
 		if err := putWorkspace(tx, w); err != nil {
 			return err
 		}
 		return putRevision(tx, w, rev)
 	})
 	if err != nil {
+		// Remove the objects of the workspace that was not created, so
+		// that a later Recover does not bring it to life.
+		db.deleteObjects(ctx, "a failed create of "+name, w.Settings, rev.Manifest)
 		return Workspace{}, err
 	}
+	db.emit(EventCreate, *w)
 	return *w, nil
 }
 
@@ -422,10 +429,16 @@ func (db *DB) Update(ctx context.Context, name string, u WorkspaceUpdate) (Works
 			return putWorkspace(tx, &w)
 		})
 		db.guard.release(w.Settings)
+		if err != nil || raced {
+			// Recover takes the settings object with the highest sequence
+			// number; this one was never applied.
+			db.deleteObjects(ctx, "a failed update of "+name, w.Settings)
+		}
 		if err != nil {
 			return Workspace{}, err
 		}
 		if !raced {
+			db.emit(EventUpdate, w)
 			return w, nil
 		}
 		if attempt >= 10 {
@@ -472,7 +485,7 @@ func (db *DB) Delete(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	tb, err := encodeJSONObject(magicTombstone, tombstoneObject{Name: w.Name, ID: w.ID, Deleted: db.now().UTC().Format(time.RFC3339Nano)})
+	tb, err := encodeJSONObject(magicTombstone, tombstoneObject{Name: w.Name, ID: w.ID, Deleted: db.now().UTC().Format(time.RFC3339Nano), Nonce: newID()})
 	if err != nil {
 		return err
 	}
@@ -502,11 +515,21 @@ func (db *DB) Delete(ctx context.Context, name string) error {
 	if err != nil {
 		// The tombstone names an incarnation that still lives; remove it so
 		// that a later Recover does not drop the workspace.
-		if derr := db.store.Delete(context.WithoutCancel(ctx), td); derr != nil {
-			db.log.Warn("meta: could not remove the tombstone of a failed delete; a recover would drop the workspace",
-				"workspace", w.Name, "tombstone", td.String(), "err", derr)
-		}
+		db.deleteObjects(ctx, "a failed delete of "+w.Name, td)
 		return err
 	}
+	db.emit(EventDelete, w)
 	return nil
+}
+
+// deleteObjects removes metadata objects written for an operation whose
+// transaction failed, so that Recover never mistakes them for committed
+// state. A failure is logged: the object then stays until GC or a recover
+// brings back what the failed operation wrote.
+func (db *DB) deleteObjects(ctx context.Context, what string, ds ...objects.Digest) {
+	for _, d := range ds {
+		if err := db.store.Delete(context.WithoutCancel(ctx), d); err != nil {
+			db.log.Warn("meta: could not remove an object of "+what, "digest", d.String(), "err", err)
+		}
+	}
 }
