@@ -156,3 +156,26 @@ func TestRetryable(t *testing.T) {
 		}
 	}
 }
+
+func TestWholeAsRange(t *testing.T) {
+	data := []byte("0123456789")
+	d := objects.Sum(data)
+	for _, tc := range []struct {
+		off, length int64
+		want        string
+	}{{0, -1, "0123456789"}, {0, 20, "0123456789"}, {0, 3, "012"}, {4, 3, "456"}, {7, -1, "789"}, {10, -1, ""}, {15, 2, ""}} {
+		rc, err := wholeAsRange(io.NopCloser(strings.NewReader(string(data))), d, 10, tc.off, tc.length)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(rc)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("wholeAsRange(%d, %d) = %q, %v; want %q", tc.off, tc.length, got, err, tc.want)
+		}
+	}
+	// A whole read of bytes that do not match is corrupt.
+	rc, _ := wholeAsRange(io.NopCloser(strings.NewReader("0123456780")), d, 10, 0, -1)
+	if _, err := io.ReadAll(rc); !errors.Is(err, objects.ErrCorrupt) {
+		t.Errorf("whole read of wrong bytes: %v, want ErrCorrupt", err)
+	}
+}

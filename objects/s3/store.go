@@ -261,14 +261,39 @@ func (s *Store) Open(ctx context.Context, d objects.Digest, off, length int64) (
 		}
 		return nil, s.describe("open", d, err)
 	}
+	rd := ctxReader{ctx: ctx, rc: body, s: s, d: d}
 	total := info.Size
 	if cr := firstHeader(header, "Content-Range"); cr != "" {
 		total = rangeTotal(cr, total)
+	} else if opts.Header().Get("Range") != "" {
+		// The server ignored the Range header and sent the whole blob:
+		// serve the range out of it rather than the wrong bytes.
+		return wholeAsRange(rd, d, total, off, length)
 	}
 	if off == 0 && info.Size == total {
-		return objects.VerifyingReader(ctxReader{ctx: ctx, rc: body, s: s, d: d}, d, total), nil
+		return objects.VerifyingReader(rd, d, total), nil
 	}
-	return ctxReader{ctx: ctx, rc: body, s: s, d: d}, nil
+	return rd, nil
+}
+
+// wholeAsRange serves bytes [off, off+length) of a whole-blob body of the
+// given size, verifying it when the range covers the blob.
+func wholeAsRange(body io.ReadCloser, d objects.Digest, size, off, length int64) (io.ReadCloser, error) {
+	if off == 0 && (length < 0 || length >= size) {
+		return objects.VerifyingReader(body, d, size), nil
+	}
+	if _, err := io.CopyN(io.Discard, body, min(off, size)); err != nil {
+		body.Close()
+		return nil, fmt.Errorf("s3: open %s: skipping to %d: %w", d.Short(), off, err)
+	}
+	n := max(size-off, 0)
+	if length >= 0 {
+		n = min(n, length)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{io.LimitReader(body, n), body}, nil
 }
 
 // ctxReader turns a body read that failed because ctx ended (or the

@@ -729,3 +729,56 @@ func TestListResumesOrFails(t *testing.T) {
 		})
 	}
 }
+
+// TestServerIgnoringRange reads ranges from a server that answers every
+// GET with the whole object (200, no Content-Range), as some S3 look-alikes
+// do: the store must still return exactly the range asked for.
+func TestServerIgnoringRange(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	ctx := context.Background()
+	raw := srv.Client(t)
+	p := startProxy(t, srv, func(n int64, w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodGet || r.Header.Get("Range") == "" {
+			return false
+		}
+		key := strings.TrimPrefix(r.URL.Path, "/"+bucket+"/")
+		obj, err := raw.GetObject(r.Context(), bucket, key, minio.GetObjectOptions{})
+		if err != nil {
+			s3ErrorReply(w, 500, "InternalError")
+			return true
+		}
+		defer obj.Close()
+		b, err := io.ReadAll(obj)
+		if err != nil {
+			s3ErrorReply(w, 404, "NoSuchKey")
+			return true
+		}
+		w.Header().Set("Content-Length", fmt.Sprint(len(b)))
+		w.Header().Set("Last-Modified", time.Now().UTC().Format(http.TimeFormat))
+		w.Write(b)
+		return true
+	})
+	cfg := config(srv, bucket, "")
+	cfg.Endpoint = p.endpoint()
+	st := newStore(t, cfg)
+	data := randBytes(1000)
+	d, err := objects.PutBytes(ctx, st, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range [][2]int64{{0, 10}, {10, 20}, {990, 100}, {500, -1}, {0, 1000}, {0, 5000}} {
+		got, err := read(t, st, d, r[0], r[1])
+		want := data[r[0]:]
+		if r[1] >= 0 && r[1] < int64(len(want)) {
+			want = want[:r[1]]
+		}
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("Open(%d, %d) = %d bytes, %v; want %d bytes", r[0], r[1], len(got), err, len(want))
+		}
+	}
+	tamper(t, srv, bucket, d.Key(), randBytes(1000))
+	if _, err := read(t, st, d, 0, 1000); !errors.Is(err, objects.ErrCorrupt) {
+		t.Errorf("whole read of a tampered blob through a range-ignoring server: %v, want ErrCorrupt", err)
+	}
+}
