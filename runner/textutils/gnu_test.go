@@ -280,3 +280,63 @@ func TestGNUSort(t *testing.T) {
 		gnuCase{"sort -h", "1.5K\n1K\n1023\n-2K\n-1M\n0K\n0\nK\n1k\n"})
 	diffCases(t, cases)
 }
+
+func TestGNUUniq(t *testing.T) {
+	cases := lines("a\na\nb\n",
+		"uniq dup.txt", "uniq -c dup.txt", "uniq -d dup.txt", "uniq -u dup.txt", "uniq -i dup.txt", "uniq -ic dup.txt",
+		"uniq -D dup.txt", "uniq --all-repeated=separate dup.txt", "uniq --all-repeated=prepend dup.txt", "uniq -f 1 dup.txt",
+		"uniq -f1 -c dup.txt", "uniq -s 1 dup.txt", "uniq -w 1 dup.txt", "uniq -w 3 -c dup.txt", "uniq -du dup.txt", "uniq",
+		"uniq -c", "uniq missing.txt", "uniq dup.txt out.txt", "uniq -cD dup.txt", "uniq nonl.txt", "uniq -z bin.dat",
+		"uniq a b c", "uniq -f x dup.txt", "uniq empty.txt", "uniq -c -f 2 table.txt", "uniq -d -c dup.txt", "uniq - out2.txt",
+	)
+	diffCases(t, cases)
+}
+
+func TestGNUCut(t *testing.T) {
+	cases := lines("a:b:c\nnodelim\nx::z\n",
+		"cut -d: -f1 colon.txt", "cut -d: -f2-4 colon.txt", "cut -d: -f1,3 colon.txt", "cut -d: -f3- colon.txt", "cut -d: -f-2 colon.txt",
+		"cut -c1 a.txt", "cut -c1-5 a.txt", "cut -c2- a.txt", "cut -b-3 a.txt", "cut -c 1,3,5 a.txt", "cut -d: -f2 -s", "cut -d: -f2",
+		"cut -d: --complement -f2", "cut -c1-2,4-5 --output-delimiter=X a.txt", "cut -d: -f3,1 --output-delimiter=' | ' colon.txt",
+		"cut -f2 tabs.txt", "cut -f1 -s tabs.txt", "cut -d' ' -f2 table.txt", "cut -c 3-1 a.txt", "cut -f 0 a.txt", "cut -f x a.txt",
+		"cut -d ab -f1 a.txt", "cut -c1 -f1 a.txt", "cut -d: -c1 a.txt", "cut a.txt", "cut -c ,3 a.txt", "cut -c1-2,2-3 a.txt",
+		"cut -c1-2,4-5 --complement --output-delimiter=X a.txt", "cut -d: -f1 missing.txt colon.txt", "cut -c3 utf8.txt", "cut -f1 -z bin.dat",
+		"cut -d: -f5,6 colon.txt", "cut -d '' -f1 bin.dat", "cut -s -c1 a.txt", "cut -d: -f1- colon.txt", "cut -d: -f 2,2,1 colon.txt",
+	)
+	diffCases(t, cases)
+}
+
+func TestGNUTr(t *testing.T) {
+	in := "Hello World, abc xyz!\n\n\n  spaces   here\t\ttabs 123 z-a\n"
+	cases := lines(in, "tr a-z A-Z", "tr A-Z a-z", "tr '[:lower:]' '[:upper:]'", "tr '[:upper:]' '[:lower:]'", "tr -d ' '", "tr -d '\\n'",
+		"tr -s ' '", "tr -s '\\n'", "tr '\\t' ' '", "tr -d '[:digit:]'", "tr -cd '[:alnum:]'", "tr -cd '[:alnum:]\\n'", "tr -c 'a-z' '_'",
+		"tr -c 'a-z\\n' '_'", "tr abc x", "tr -t abc x", "tr abc xyz", "tr a ''", "tr '[a*3]' x", "tr z-a x", "tr -d", "tr", "tr a b c",
+		"tr -ds a", "tr -ds ' ' 'l'", "tr -s 'a-z' ", "tr '[:upper:]' '[:alpha:]'", "tr a '[:upper:]'", "tr '[:lower:]' '[:upper:]x'",
+		"tr '[:foo:]' x", "tr '[=a=]' x", "tr 'a-' x", "tr '\\\\' x", "tr abc '[x*2]y'", "tr -c a '[x*]'", "tr '\\101-\\132' x",
+		"tr -s '[:space:]'", "tr '[:space:]' '\\n'", "tr -s '[:blank:]' ' '", "tr -d '[:punct:]'", "tr lo 01", "tr -s lo 01",
+		"tr 'a-c' '\\n'", "tr '[:alpha:]' '*'", "tr -d 'a-' ", "tr -C '[:print:]' '?'", "tr -d '\\0'", "tr '\\n' ' '",
+		"tr -s '[:upper:]' '[:lower:]'", "tr -dc 'a-f0-9'", "tr xyz '[a*]'", "tr '[:digit:]' '[x*5]Y'", "tr -d -s a b c",
+	)
+	cases = append(cases, gnuCase{"tr -d '\\000'", "a\x00b\x00"}, gnuCase{"tr '\\200-\\377' X", "\xc3\xa9t\xe9\n"})
+	diffCases(t, cases)
+}
+
+func TestGNUPasteCommJoin(t *testing.T) {
+	cases := lines("x\ny\n",
+		"paste a.txt b.txt", "paste -d, a.txt b.txt", "paste -d,: a.txt b.txt c1.txt", "paste -s a.txt", "paste -sd, b.txt",
+		"paste -s -d ',\\n' a.txt", "paste empty.txt b.txt", "paste -s empty.txt", "paste -s empty.txt b.txt", "paste - b.txt",
+		"paste - -", "paste -d '' a.txt b.txt", "paste -d '\\0,' a.txt b.txt c1.txt", "paste -d 'ab\\' a.txt b.txt", "paste nonl.txt b.txt",
+		"paste missing.txt", "paste -z bin.dat b.txt", "paste -d '\\t\\n' b.txt b.txt b.txt", "paste empty.txt empty.txt",
+		"comm c1.txt c2.txt", "comm -1 c1.txt c2.txt", "comm -2 c1.txt c2.txt", "comm -3 c1.txt c2.txt", "comm -12 c1.txt c2.txt",
+		"comm -23 c1.txt c2.txt", "comm unsorted.txt c1.txt", "comm --check-order unsorted.txt c1.txt", "comm --nocheck-order unsorted.txt c1.txt",
+		"comm --total c1.txt c2.txt", "comm --output-delimiter=:: c1.txt c2.txt", "comm --output-delimiter= c1.txt c2.txt", "comm - c2.txt",
+		"comm c1.txt", "comm c1.txt c1.txt", "comm -3 dup.txt c1.txt", "comm empty.txt c2.txt", "comm c1.txt missing.txt",
+		"join j1.txt j2.txt", "join -a1 j1.txt j2.txt", "join -a2 j1.txt j2.txt", "join -a1 -a2 j1.txt j2.txt", "join -v1 j1.txt j2.txt",
+		"join -v2 j1.txt j2.txt", "join -o 1.2,2.2,0 -e X -a2 j1.txt j2.txt", "join -o auto -e NA -a1 -a2 j1.txt j2.txt",
+		"join unsorted.txt j2.txt", "join --check-order unsorted.txt j2.txt", "join -1 2 -2 1 j1.txt j2.txt", "join -j 1 j1.txt j2.txt",
+		"join -o 0,1.1,2.3 -e ? -a1 j1.txt j2.txt", "join --header j1.txt j2.txt", "join -1 0 j1.txt j2.txt", "join j1.txt",
+		"join -t: -j1 colon.txt colon.txt", "join -i dup.txt dup.txt", "join - j2.txt", "join -t, a.txt b.txt", "join -a3 j1.txt j2.txt",
+		"join -o 3.1 j1.txt j2.txt", "join -v1 -v2 j1.txt j2.txt", "join --nocheck-order unsorted.txt j2.txt",
+	)
+	cases = append(cases, gnuCase{"join -t, -1 2 - c.csv", "x,1,a\ny,2,b\n"}, gnuCase{"join -t, -1 2 -o 1.1,2.2 - c.csv", "x,1,a\ny,2,b\n"})
+	diffCases(t, cases)
+}

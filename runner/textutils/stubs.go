@@ -8,7 +8,24 @@ import (
 
 func notYet(ctx context.Context, env *command.Env) int { env.Errorf("not available yet"); return 127 }
 
-var (
-	Uniq, Cut, Tr, Paste, Join, Comm, Nl, Tac, Rev, Fold, Expand, Unexpand, Column, Seq, Tee, Xargs, Diff, Base64, Md5sum, Sha1sum, Sha256sum, Sha512sum, Od, Strings, Split command.Func = notYet, notYet, notYet, notYet, notYet, notYet, notYet, notYet, notYet, notYet, notYet, notYet, notYet, notYet, notYet, notYet, notYet, notYet, notYet, notYet, notYet, notYet, notYet, notYet, notYet
-	sumFlags                                                                                                                                                                 []string
-)
+var sumFlags []string
+
+var Nl command.Func = notYet
+var Tac command.Func = notYet
+var Rev command.Func = notYet
+var Fold command.Func = notYet
+var Expand command.Func = notYet
+var Unexpand command.Func = notYet
+var Column command.Func = notYet
+var Seq command.Func = notYet
+var Tee command.Func = notYet
+var Xargs command.Func = notYet
+var Diff command.Func = notYet
+var Base64 command.Func = notYet
+var Md5sum command.Func = notYet
+var Sha1sum command.Func = notYet
+var Sha256sum command.Func = notYet
+var Sha512sum command.Func = notYet
+var Od command.Func = notYet
+var Strings command.Func = notYet
+var Split command.Func = notYet
