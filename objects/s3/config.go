@@ -86,10 +86,16 @@ type Config struct {
 	RetryMaxDelay  time.Duration
 
 	// SkipExistingMin is the blob size from which Put first asks the
-	// server (HEAD) whether the blob is already stored, and skips the
-	// upload if it is. Smaller blobs are uploaded unconditionally: an
-	// upload of identical bytes is harmless and costs one round trip, as
-	// the HEAD would. Zero means 64 KiB; a negative value never asks.
+	// server (HEAD) whether the blob is already stored with that size,
+	// and skips the upload if it is. Zero means 64 KiB, 1 means every
+	// non-empty blob, a negative value never asks.
+	//
+	// Measured on a local MinIO (BenchmarkPut): the HEAD adds 1.5-2.5 ms
+	// to the put of a new blob (5-11 ms) and turns the re-put of a stored
+	// one from 10-20 ms (MinIO rewrites the object) into 1.5 ms. Over a
+	// WAN the HEAD costs a round trip, the same as a small upload, so
+	// small blobs go straight to PUT and only large ones, whose upload
+	// time dominates, are looked up first.
 	SkipExistingMin int64
 
 	// SpoolDir holds the temp files Put uses to hash blobs above 8 MiB
