@@ -462,6 +462,9 @@ func (in *interp) sprintf(format string, args []value) string {
 			b.WriteString(format[start:])
 			break
 		}
+		if width > maxString || prec > maxString || b.Len() > maxString {
+			in.fatalf("printf: result longer than the %d bytes wsfs allows", maxString)
+		}
 		verb := format[i]
 		fl := flags.String()
 		spec := func(v byte) string {

@@ -37,7 +37,13 @@ type source struct {
 }
 
 // Main is the awk command.
-func Main(ctx context.Context, env *command.Env) int {
+func Main(ctx context.Context, env *command.Env) (status int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(env.Stderr, "awk: internal error: %v\n", r)
+			status = 2
+		}
+	}()
 	name := env.Name()
 	if name == "" {
 		name = "awk"

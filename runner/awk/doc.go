@@ -65,7 +65,10 @@
 //
 // Every loop, record read and function call checks the context, so the
 // runner's time limit stops `BEGIN { while (1); }`. Output stops at the
-// first write error (status 2). Function calls nest at most 10000 deep.
+// first write error (status 2). Function calls nest at most 10000 deep, NF
+// and field indexes stop at 1000000, and one string built by concatenation
+// or printf at 256 MiB: past those the program fails instead of exhausting
+// the runner's memory.
 // Syntax errors print gawk's two-line message with the source line and a
 // caret and exit with status 1, as gawk does (not 2); fatal run-time errors
 // (division by zero, an unopenable input file, a bad regex) exit with 2.

@@ -81,6 +81,14 @@ type interp struct {
 	inEnd    bool
 }
 
+// maxFields bounds NF and field indexes so a stray `NF = 1e9` fails
+// instead of exhausting memory.
+const maxFields = 1000000
+
+// maxString bounds one string built by concatenation or printf, for the
+// same reason.
+const maxString = 256 << 20
+
 type fsMode uint8
 
 const (
@@ -97,7 +105,7 @@ func (in *interp) fatalf(format string, a ...any) {
 // tick checks the context every so often; loops and record reading call it.
 func (in *interp) tick() {
 	in.ticks++
-	if in.ticks&1023 == 0 {
+	if in.ticks&255 == 0 {
 		if err := in.ctx.Err(); err != nil {
 			in.fatalf("%v", err)
 		}
@@ -191,14 +199,14 @@ func (in *interp) setField(i int, v value) {
 	if i < 0 {
 		in.fatalf("attempt to access field %d", i)
 	}
-	if i > 10000000 {
-		in.fatalf("field index %d is too large", i)
+	if i > maxFields {
+		in.fatalf("field index %d is too large (wsfs allows %d fields)", i, maxFields)
 	}
 	if !in.fieldsValid {
 		in.splitRecord()
 	}
 	for len(in.fields) < i {
-		in.fields = append(in.fields, value{})
+		in.fields = append(in.fields, input(""))
 	}
 	if v.k == kNum {
 		// Keep the number; the record shows it through CONVFMT.
@@ -213,14 +221,14 @@ func (in *interp) setNF(n int) {
 	if n < 0 {
 		in.fatalf("NF set to negative value")
 	}
-	if n > 10000000 {
-		in.fatalf("NF set to too large a value")
+	if n > maxFields {
+		in.fatalf("NF set to %d, more than the %d fields wsfs allows", n, maxFields)
 	}
 	if !in.fieldsValid {
 		in.splitRecord()
 	}
 	for len(in.fields) < n {
-		in.fields = append(in.fields, value{})
+		in.fields = append(in.fields, input(""))
 	}
 	in.fields = in.fields[:n]
 	in.recordDirty = true
@@ -573,7 +581,7 @@ func (in *interp) fieldIndex(e expr) int {
 	if f < 0 {
 		in.fatalf("attempt to access field %d", int(f))
 	}
-	if f > 1e8 {
+	if f > maxFields {
 		in.fatalf("field index %s is too large", numToStr(f, "%.6g"))
 	}
 	return int(f)
@@ -683,6 +691,9 @@ func (in *interp) evalBinary(e *binaryExpr) value {
 	case tEOF: // concatenation
 		l := in.toStr(in.eval(e.l))
 		r := in.toStr(in.eval(e.r))
+		if len(l)+len(r) > maxString {
+			in.fatalf("string of %d bytes is longer than the %d bytes wsfs allows", len(l)+len(r), maxString)
+		}
 		return str(l + r)
 	case tAdd, tSub, tMul, tDiv, tMod, tPow:
 		l := in.eval(e.l).toNum()

@@ -82,15 +82,18 @@ func (r *recordReader) read(in *interp) (string, bool, error) {
 			in.fatalf("%v", err)
 		}
 		rest := r.all[r.pos:]
-		loc := re.FindIndex(rest)
-		for loc != nil && loc[1] == loc[0] {
-			// An empty match separates nothing; look further.
-			next := re.FindIndex(rest[loc[1]+1:])
-			if next == nil || loc[1]+1 > len(rest) {
-				loc = nil
+		var loc []int
+		for off := 0; off <= len(rest); {
+			m := re.FindIndex(rest[off:])
+			if m == nil {
 				break
 			}
-			loc = []int{next[0] + loc[1] + 1, next[1] + loc[1] + 1}
+			if m[1] > m[0] {
+				loc = []int{off + m[0], off + m[1]}
+				break
+			}
+			// An empty match separates nothing; look further.
+			off += m[1] + 1
 		}
 		if loc == nil {
 			in.rt = ""

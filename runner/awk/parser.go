@@ -64,7 +64,8 @@ func parse(src string) (prog *program, err error) {
 		if r := recover(); r != nil {
 			pe, ok := r.(parseError)
 			if !ok {
-				panic(r)
+				// A bug here must not take the runner down.
+				pe.err = fmt.Errorf("internal parser error: %v", r)
 			}
 			prog, err = nil, pe.err
 		}
