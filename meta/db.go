@@ -57,12 +57,12 @@ type DB struct {
 	closed sync.Once
 }
 
-// DBFileName is the name of the database file inside a wsfs data folder;
-// PIDFileName is the file beside it that names the owning process.
-const (
-	DBFileName  = "meta.db"
-	PIDFileName = "meta.db.pid"
-)
+// DBFileName is the name of the database file inside a wsfs data folder.
+const DBFileName = "meta.db"
+
+// PIDFile returns the file beside the database at path that names the
+// process holding it ("meta.db.pid" for "meta.db").
+func PIDFile(path string) string { return path + ".pid" }
 
 // Open opens (creating if needed) the bbolt database at path, with store as
 // its object store. It fails fast with ErrInUse when another process holds
@@ -120,7 +120,7 @@ func Open(ctx context.Context, path string, store objects.Store, opts Options) (
 		return nil, err
 	}
 	if !opts.ReadOnly {
-		pidPath := filepath.Join(filepath.Dir(path), PIDFileName)
+		pidPath := PIDFile(path)
 		if err := os.WriteFile(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 			db.log.Warn("meta: cannot write the pid file", "path", pidPath, "err", err)
 		}
@@ -145,7 +145,7 @@ func openBolt(path string, opts Options) (bdb *bolt.DB, err error) {
 		return bdb, nil
 	case errors.Is(err, berrors.ErrTimeout):
 		owner := "another process"
-		if b, rerr := os.ReadFile(filepath.Join(filepath.Dir(path), PIDFileName)); rerr == nil {
+		if b, rerr := os.ReadFile(PIDFile(path)); rerr == nil {
 			if pid := strings.TrimSpace(string(b)); pid != "" {
 				owner = "PID " + pid
 			}
@@ -238,7 +238,7 @@ func (db *DB) Close() error {
 	var err error
 	db.closed.Do(func() {
 		if !db.opts.ReadOnly {
-			os.Remove(filepath.Join(filepath.Dir(db.path), PIDFileName))
+			os.Remove(PIDFile(db.path))
 		}
 		if cerr := db.bolt.Close(); cerr != nil {
 			err = fmt.Errorf("meta: close %s: %w", db.path, cerr)

@@ -104,6 +104,11 @@ func (db *DB) Fsck(ctx context.Context, opts FsckOptions) (*FsckReport, error) {
 		if _, err := db.store.Stat(ctx, w.Settings); err != nil {
 			c.problem(Problem{Kind: "workspace", Workspace: w.Name, Digest: w.Settings.String(), Detail: "settings object: " + err.Error()})
 		}
+		if n := len(wr.revs); n > 0 {
+			if h := wr.revs[n-1]; h.N != w.Head || h.Root != w.HeadRoot || h.Cwd != w.HeadCwd || h.Stats != w.Usage {
+				c.problem(Problem{Kind: "workspace", Workspace: w.Name, Rev: w.Head, Detail: "the workspace record's head fields do not match its head revision"})
+			}
+		}
 		for _, r := range wr.revs {
 			rep.Revisions++
 			c.checkRevision(ctx, &w, r)
