@@ -192,11 +192,18 @@ func runOurs(t *testing.T, c gnuCase) gnuResult {
 }
 
 func commandMap() map[string]command.Func {
-	m := map[string]command.Func{}
+	m := map[string]command.Func{"echo": testEcho}
 	for _, s := range Commands() {
 		m[s.Name] = s.Func
 	}
 	return m
+}
+
+// testEcho is a plain echo for sub-commands of find and env in tests (the
+// shell's builtin in the runner).
+func testEcho(_ context.Context, env *command.Env) int {
+	fmt.Fprintln(env.Stdout, strings.Join(env.Args[1:], " "))
+	return 0
 }
 
 // checkGNU runs every case both ways and reports differences in stdout,
@@ -444,7 +451,116 @@ func TestMain(m *testing.M) {
 // sortLines sorts output lines: GNU walks folders in readdir order where
 // the runner walks them sorted.
 func sortLines(s string) string {
+	if strings.Contains(s, "\x00") && !strings.Contains(s, "\n") {
+		s = strings.ReplaceAll(s, "\x00", "\\0\n")
+	}
 	lines := strings.SplitAfter(s, "\n")
 	sort.Strings(lines)
 	return strings.Join(lines, "")
+}
+
+func TestGNUFindDuTar(t *testing.T) {
+	requireGNU(t, "find", "du", "tar", "gzip")
+	var cases []gnuCase
+	for _, a := range []string{
+		"find", "find .", "find d", "find d/", "find . -name *.txt", "find . -iname *.TXT", "find . -type f", "find . -type d",
+		"find . -type l", "find . -type f,l", "find . -maxdepth 1", "find . -mindepth 2", "find . -mindepth 1 -maxdepth 1 -type d",
+		"find . -path ./d/*", "find . -ipath ./D/SUB*", "find . -name .*", "find . -size +1", "find . -size -1", "find . -size 1",
+		"find . -size +100c", "find . -size -2k", "find . -size 1k -type f", "find . -empty", "find . -type f -empty", "find . -mtime +30",
+		"find . -mtime -1", "find . -mmin +60", "find . -newer b.md", "find . -newer d/big.bin", "find . -not -name *.txt",
+		"find . ! -type d", "find . -type f -o -type l", "find . ( -name a.txt -o -name b.md ) -print", "find . -name d -prune -o -print",
+		"find . -name d -prune -o -type f -print", "find d -print0", "find . -type f -print -name a.txt -print", "find nope",
+		"find . nope", "find . -bogus", "find . -name", "find . -type x", "find . -maxdepth", "find . -depth -type d",
+		"find . -printf %p|%f|%h|%P|%d|%s|%m|%M|%y|%l\\n", "find d -printf %T@|%t|%TY-%Tm-%Td\\n -type f", "find . -printf %-10f|%5s|\\n",
+		"find d -regex .*/s.* ", "find . -regex .*\\.\\(txt\\|md\\)", "find . -regextype posix-extended -regex .*\\.(txt|md)",
+		"find . -name *.txt -delete", "find d -delete", "find . -type f -name *.bin -delete", "find . -perm 755", "find . -perm -u+x -type f",
+		"find . -perm /o+w", "find . -links 2", "find -L . -type f", "find -L . -name sub", "find . -xtype l", "find . -lname a*",
+		"find . -name a.txt -quit", "find . -type f -name b.md -o -name a.txt", "find . -name *.txt -a -type f", "find . -not ( -type d )",
+		"find . -type d -empty", "find . -maxdepth 1 -name e -empty", "find a.txt d/sub", "find . -samefile a.txt", "find . -newermt 2024-02-01",
+		"find . ( -name x", "find . -name a.txt extra", "find . -mindepth x", "find . -size 5q", "find . -name b* -or -name e",
+		"find d -mindepth 1 -printf %d:%P\\n", "find . -path */sub/* -type f",
+	} {
+		cases = append(cases, gnuCase{setup: treeSetup, args: words(a), mask: sortLines, after: "find . | LC_ALL=C sort"})
+	}
+	for _, a := range []string{
+		"find . -type f -name *.md -exec cat {} ;", "find d/sub -name s.txt -exec cat {} +", "find . -name a.txt -exec cat {} {} ;", "find d -type f -exec echo X {} Y ;",
+		"find . -name a.txt -exec false ;", "find . -name a.txt -exec false {} +", "find . -maxdepth 1 -type f -exec basename {} ;",
+		"find . -name *.txt -exec ls -l {} +", "find . -exec", "find . -exec echo {} +x ;",
+	} {
+		cases = append(cases, gnuCase{setup: treeSetup, args: words(a), mask: func(s string) string { return sortLines(ownerMask(hostOwner(t))(s)) }})
+	}
+	for _, a := range []string{
+		"du", "du -a", "du -s", "du -s d", "du -sh d", "du -h", "du -ah d", "du -c d e", "du -sc d e", "du -k d", "du --max-depth=1",
+		"du -d 1 d", "du -d 0", "du --apparent-size -s d", "du -b d", "du -b -a d", "du nope", "du d nope", "du -s a.txt link", "du dlink",
+		"du -L dlink", "du --exclude=*.bin d", "du -m d", "du -sh", "du -sk", "du -ab e",
+	} {
+		cases = append(cases, gnuCase{setup: treeSetup, args: words(a), mask: sortLines})
+	}
+	listAfter := "find . -printf '%p %y %s %l\\n' | LC_ALL=C sort; find . -type f -exec md5sum {} + | LC_ALL=C sort -k2"
+	for _, a := range []string{
+		"tar cf x.tar d", "tar cvf x.tar d a.txt", "tar -cf x.tar d", "tar -czf x.tgz d", "tar cf x.tar nope", "tar cf x.tar",
+		"tar", "tar tf", "tar xf nope.tar", "tar -c -f x.tar -C d sub", "tar cf x.tar link dlink", "tar cf x.tar ./d/../a.txt",
+		"tar --bogus", "tar -cx",
+	} {
+		cases = append(cases, gnuCase{setup: treeSetup, args: words(a), after: "tar tvf x.tar 2>&1 | sed 's/  */ /g' | LC_ALL=C sort; tar tzf x.tgz 2>/dev/null | LC_ALL=C sort", mask: func(s string) string { return sortLines(ownerMask(hostOwner(t))(s)) }})
+	}
+	archives := treeSetup + ` && tar cf arch.tar d a.txt link && tar czf arch.tgz d b.md && mkdir out &&
+tar cf dots.tar -P --transform='s,^,../,' a.txt 2>/dev/null; tar cf abs.tar -P --transform='s,^,/x/,' a.txt b.md 2>/dev/null;
+tar cf mid.tar -P --transform='s,^,sub/../../,' a.txt 2>/dev/null; mkdir h && echo hard > h/1 && ln h/1 h/2 && tar cf hard.tar h && rm -r h;
+printf garbage > bad.tar; : > empty.tar; gzip -c a.txt > a.gz; cp a.txt notgz.gz`
+	for _, a := range []string{
+		"tar tf arch.tar", "tar tvf arch.tar", "tar tzf arch.tgz", "tar tf arch.tgz", "tar xf arch.tar -C out", "tar xzf arch.tgz -C out",
+		"tar xvf arch.tar -C out", "tar xf arch.tar -C out d/sub", "tar xf arch.tar -C out nope", "tar tf arch.tar a.txt",
+		"tar xf arch.tar -C out --strip-components=1", "tar xf arch.tar -C out --strip-components=2", "tar xOf arch.tar a.txt",
+		"tar -x -f arch.tar -C nodir", "tar xf dots.tar -C out", "tar tf dots.tar", "tar xf abs.tar -C out", "tar xf mid.tar -C out",
+		"tar xf hard.tar -C out", "tar tvf hard.tar", "tar tf bad.tar", "tar tf empty.tar", "tar xf arch.tar -C out --exclude=*.bin",
+		"tar xkf arch.tar", "tar xf arch.tar", "tar -xzf arch.tar -C out", "tar -tf - ",
+	} {
+		cases = append(cases, gnuCase{setup: archives, args: words(a), after: listAfter, stdin: "", mask: func(s string) string {
+			s = ownerMask(hostOwner(t))(s)
+			return sortLines(regexp.MustCompile(` +`).ReplaceAllString(s, " "))
+		}})
+	}
+	gzAfter := "find . -name '*gz*' -o -name 'a.txt*' | LC_ALL=C sort; for f in *.gz; do gzip -dc \"$f\" 2>&1 | md5sum; done; stat -c '%n %a %Y' a.txt* 2>&1"
+	for _, a := range []string{
+		"gzip a.txt", "gzip -k a.txt", "gzip -c a.txt", "gzip a.gz", "gzip -d a.gz", "gunzip a.gz", "gzip -dk a.gz", "zcat a.gz",
+		"zcat a.gz a.gz", "gzip -d notgz.gz", "gzip -d a.txt", "gzip nope", "gzip -9 a.txt b.md", "gzip -1 -k a.txt", "gzip d",
+		"gzip -t a.gz", "gzip -t notgz.gz", "gunzip -c a.gz", "gzip -f a.txt", "gzip -r d", "gzip -d -c a.gz b.md",
+	} {
+		cases = append(cases, gnuCase{setup: archives, args: words(a), after: gzAfter, mask: func(s string) string {
+			if strings.Contains(a, "-c") && !strings.Contains(a, "-d") && !strings.HasPrefix(a, "gunzip") {
+				return fmt.Sprintf("%d bytes of gzip", len(s)/1000)
+			}
+			return s
+		}})
+	}
+	cases = append(cases,
+		gnuCase{setup: archives, args: words("gunzip"), stdin: gzipBytes(t, "hello\n")},
+		gnuCase{setup: archives, args: words("zcat"), stdin: gzipBytes(t, "a\nb\n") + gzipBytes(t, "c\n")},
+		gnuCase{setup: archives, args: words("gzip -d"), stdin: "not gzip"},
+		gnuCase{setup: archives, args: words("tar tzf -"), stdin: tarGz(t)},
+		gnuCase{setup: archives, args: words("tar xzvf - -C out"), stdin: tarGz(t), after: listAfter},
+		gnuCase{setup: archives, args: words("tar xf -"), stdin: ""},
+	)
+	checkGNU(t, cases)
+}
+
+func gzipBytes(t *testing.T, s string) string {
+	cmd := exec.Command("gzip", "-c")
+	cmd.Stdin = strings.NewReader(s)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+func tarGz(t *testing.T) string {
+	dir := t.TempDir()
+	bashIn(t, dir, "mkdir -p p/q && echo one > p/q/1 && echo two > p/2 && tar czf x.tgz p")
+	b, err := os.ReadFile(filepath.Join(dir, "x.tgz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -56,6 +56,7 @@ type cmdline struct {
 	inOrder   bool // stop at the first operand (env, timeout, time, nice)
 	usageCode int  // exit status of a usage error; 1 if 0
 	usage     string
+	try       string // the line after a usage error, if not GNU's usual one
 }
 
 // parse returns the operands, or ok=false and the exit status after a usage
@@ -179,6 +180,11 @@ func (c *cmdline) helpOrVersion(name string) int {
 
 // fail prints a usage error in GNU's words and returns the exit status.
 func (c *cmdline) fail(msg string) int {
+	if c.try != "" {
+		c.env.Errorf("%s", msg)
+		fmt.Fprintln(c.env.Stderr, c.try)
+		return c.usageCode
+	}
 	return usageFail(c.env, c.usageCode, msg)
 }
 

@@ -1,0 +1,332 @@
+package coreutils
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/wsfs/wsfs/runner/command"
+)
+
+type gzipFlags struct {
+	stdout, decompress, keep, force, list, test, quiet, verbose, noName, recursive bool
+	level                                                                          int
+	suffix                                                                         string
+}
+
+func gzipOptions(f *gzipFlags) []option {
+	opts := []option{
+		flag("c", "stdout", &f.stdout),
+		flag("", "to-stdout", &f.stdout),
+		flag("d", "decompress", &f.decompress),
+		flag("", "uncompress", &f.decompress),
+		flag("k", "keep", &f.keep),
+		flag("f", "force", &f.force),
+		flag("l", "list", &f.list),
+		flag("t", "test", &f.test),
+		flag("q", "quiet", &f.quiet),
+		flag("v", "verbose", &f.verbose),
+		flag("n", "no-name", &f.noName),
+		act("N", "name", func() { f.noName = false }),
+		flag("r", "recursive", &f.recursive),
+		valued("S", "suffix", func(v string) error { f.suffix = v; return nil }),
+		act("", "fast", func() { f.level = 1 }),
+		act("", "best", func() { f.level = 9 }),
+	}
+	for i := 1; i <= 9; i++ {
+		opts = append(opts, act(strconv.Itoa(i), "", func() { f.level = i }))
+	}
+	return opts
+}
+
+func runGzip(ctx context.Context, env *command.Env) int { return gzipMain(ctx, env, false, false) }
+
+func runGunzip(ctx context.Context, env *command.Env) int { return gzipMain(ctx, env, true, false) }
+
+func runZcat(ctx context.Context, env *command.Env) int { return gzipMain(ctx, env, true, true) }
+
+func gzipMain(ctx context.Context, env *command.Env, decompress, toStdout bool) int {
+	f := gzipFlags{level: gzip.DefaultCompression, suffix: ".gz"}
+	c := cmdline{env: env, usage: env.Name() + " [OPTION]... [FILE]...", opts: gzipOptions(&f)}
+	files, code, ok := c.parse()
+	if !ok {
+		return code
+	}
+	if decompress {
+		f.decompress = true
+	}
+	if toStdout {
+		f.stdout = true
+	}
+	g := &gzipper{ctx: ctx, env: env, f: f, o: newOut(env)}
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	if f.list {
+		g.o.WriteString("         compressed        uncompressed  ratio uncompressed_name\n")
+	}
+	for _, name := range files {
+		if done(ctx) {
+			return g.o.finish(env, statusCanceled)
+		}
+		g.one(name)
+	}
+	return g.o.finish(env, g.status)
+}
+
+type gzipper struct {
+	ctx    context.Context
+	env    *command.Env
+	f      gzipFlags
+	o      *out
+	status int
+}
+
+func (g *gzipper) fail(format string, a ...any) {
+	g.o.Flush()
+	g.env.Errorf(format, a...)
+	g.status = 1
+}
+
+// warn is gzip's status 2: a warning, unless an error came before.
+func (g *gzipper) warn(format string, a ...any) {
+	if !g.f.quiet {
+		g.o.Flush()
+		g.env.Errorf(format, a...)
+	}
+	if g.status == 0 {
+		g.status = 2
+	}
+}
+
+func (g *gzipper) one(name string) {
+	if name == "-" {
+		g.stream(g.env.Stdin, "stdin", "")
+		return
+	}
+	fi, err := g.env.FS.Lstat(name)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 && !g.f.stdout && !g.f.force {
+		g.warn("%s: Too many levels of symbolic links", name)
+		return
+	}
+	if err == nil {
+		fi, err = g.env.FS.Stat(name)
+	}
+	if err != nil {
+		g.fail("%s: %s", name, command.Strerror(err))
+		return
+	}
+	if fi.IsDir() {
+		if g.f.recursive {
+			ents, err := g.env.FS.ReadDir(name)
+			if err != nil {
+				g.fail("%s: %s", name, command.Strerror(err))
+				return
+			}
+			for _, e := range ents {
+				if done(g.ctx) {
+					return
+				}
+				g.one(joinPath(name, e.Name()))
+			}
+			return
+		}
+		g.warn("%s is a directory -- ignored", name)
+		return
+	}
+	out := ""
+	switch {
+	case g.f.decompress || g.f.list || g.f.test:
+		out = g.decompressedName(name)
+		if out == "" {
+			if !g.f.stdout && !g.f.test {
+				g.warn("%s: unknown suffix -- ignored", name)
+				return
+			}
+		}
+	default:
+		if strings.HasSuffix(name, g.f.suffix) && !g.f.stdout {
+			// GNU warns but keeps status 0 for this one.
+			if !g.f.quiet {
+				g.o.Flush()
+				g.env.Errorf("%s already has %s suffix -- unchanged", name, g.f.suffix)
+			}
+			return
+		}
+		out = name + g.f.suffix
+	}
+	in, err := g.env.FS.Open(name)
+	if err != nil {
+		g.fail("%s: %s", name, command.Strerror(err))
+		return
+	}
+	defer in.Close()
+	if g.f.stdout || g.f.list || g.f.test {
+		g.stream(in, name, out)
+		return
+	}
+	if _, err := g.env.FS.Lstat(out); err == nil {
+		if !g.f.force {
+			g.fail("%s already exists; not overwritten", out)
+			return
+		}
+		g.env.FS.Remove(out)
+	}
+	w, err := g.env.FS.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+	if err != nil {
+		g.fail("%s: %s", out, command.Strerror(err))
+		return
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	inSize, outSize, err := g.convert(bw, in, name, fi)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		g.env.FS.Remove(out)
+		if done(g.ctx) {
+			return
+		}
+		g.reportConvertErr(name, err)
+		return
+	}
+	g.env.FS.Chmod(out, goMode(unixMode(fi.Mode())))
+	g.env.FS.Chtimes(out, accessTime(fi), fi.ModTime())
+	if !g.f.keep {
+		if err := g.env.FS.Remove(name); err != nil {
+			g.fail("%s: %s", name, command.Strerror(err))
+		}
+	}
+	if g.f.verbose {
+		fmt.Fprintf(g.env.Stderr, "%s:\t%s -- replaced with %s\n", name, ratio(inSize, outSize, g.f.decompress), out)
+	}
+}
+
+// decompressedName strips a known suffix, or returns "".
+func (g *gzipper) decompressedName(name string) string {
+	lower := strings.ToLower(name)
+	for _, s := range []string{g.f.suffix, ".gz", "-gz", ".z", "-z", "_z"} {
+		if s != "" && strings.HasSuffix(lower, strings.ToLower(s)) && len(name) > len(s) {
+			return name[:len(name)-len(s)]
+		}
+	}
+	switch {
+	case strings.HasSuffix(lower, ".tgz"), strings.HasSuffix(lower, ".taz"):
+		return name[:len(name)-4] + ".tar"
+	}
+	return ""
+}
+
+// ratio is gzip -v's saving, "40.0%".
+func ratio(in, out int64, decompress bool) string {
+	orig, comp := in, out
+	if decompress {
+		orig, comp = out, in
+	}
+	if orig == 0 {
+		return "  0.0%"
+	}
+	r := 100 * float64(orig-comp) / float64(orig)
+	return fmt.Sprintf("%5.1f%%", r)
+}
+
+func (g *gzipper) reportConvertErr(name string, err error) {
+	switch {
+	case errors.Is(err, gzip.ErrHeader):
+		g.fail("%s: not in gzip format", name)
+	case errors.Is(err, gzip.ErrChecksum):
+		g.fail("%s: invalid compressed data--crc error", name)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		g.fail("%s: unexpected end of file", name)
+	default:
+		g.fail("%s: %s", name, command.Strerror(err))
+	}
+}
+
+// convert compresses or decompresses in to w and returns the sizes read
+// and written.
+func (g *gzipper) convert(w io.Writer, in io.Reader, name string, fi fs.FileInfo) (int64, int64, error) {
+	cr := &countingReader{r: ctxReader{g.ctx, in}}
+	cw := &countingWriter{w: w}
+	if g.f.decompress || g.f.test || g.f.list {
+		zr, err := gzip.NewReader(cr)
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return cr.n, 0, err
+		}
+		var dst io.Writer = cw
+		if g.f.test || g.f.list {
+			dst = io.Discard
+		}
+		n, err := io.Copy(dst, zr)
+		if g.f.list {
+			return cr.n, n, err
+		}
+		return cr.n, cw.n, err
+	}
+	zw, err := gzip.NewWriterLevel(cw, g.f.level)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !g.f.noName && fi != nil {
+		zw.Name = baseName(name)
+		zw.ModTime = fi.ModTime()
+	}
+	if _, err := io.Copy(zw, cr); err != nil {
+		return cr.n, cw.n, err
+	}
+	err = zw.Close()
+	return cr.n, cw.n, err
+}
+
+// stream converts to stdout (-c, stdin, zcat) or lists / tests.
+func (g *gzipper) stream(in io.Reader, name, out string) {
+	if in == nil {
+		in = strings.NewReader("")
+	}
+	var fi fs.FileInfo
+	if f, ok := in.(command.File); ok && name != "stdin" {
+		fi, _ = f.Stat()
+	}
+	inSize, outSize, err := g.convert(g.o, in, name, fi)
+	if err != nil {
+		if done(g.ctx) {
+			return
+		}
+		g.reportConvertErr(name, err)
+		return
+	}
+	if g.f.list {
+		if out == "" {
+			out = strings.TrimSuffix(name, ".gz")
+		}
+		fmt.Fprintf(g.o, "%19d %19d %s %s\n", inSize, outSize, ratio(outSize, inSize, false), out)
+		return
+	}
+	if g.f.verbose && g.f.test {
+		fmt.Fprintf(g.env.Stderr, "%s:\t OK\n", name)
+	}
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
