@@ -148,6 +148,8 @@ func fixHint(err error) string {
 	switch {
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
 		return "; free space on the store folder's disk, or choose another folder"
+	case errors.Is(err, syscall.EFBIG):
+		return "; the file system or the file size limit (ulimit -f) refuses a file this large"
 	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EROFS):
 		return "; make the store folder writable, or choose another folder"
 	}

@@ -376,3 +376,56 @@ func TestDirKill9(t *testing.T) {
 	}
 	t.Logf("%d completed Puts, %d blobs listed, %d temporary files left by kills and removed", len(done), len(listed), leftover)
 }
+
+const fsizeChildEnv = "WSFS_OBJECTS_FSIZE_CHILD"
+
+// TestDirWriteFailure runs a child whose file size limit (RLIMIT_FSIZE)
+// makes writes fail midway, as a full disk would: Put must fail with a
+// clear error and leave no blob and no temporary file behind, and blobs
+// stored before must still verify.
+func TestDirWriteFailure(t *testing.T) {
+	if root := os.Getenv(fsizeChildEnv); root != "" {
+		dirWriteFailureChild(t, root)
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^TestDirWriteFailure$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), fsizeChildEnv+"="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("child checks passed")) {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+func dirWriteFailureChild(t *testing.T, root string) {
+	const limit = 64 << 10
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: limit, Max: limit}); err != nil {
+		t.Fatal(err)
+	}
+	s := openDir(t, root)
+	small := objectstest.Content(1, 10<<10)
+	ds, err := objects.PutBytes(t.Context(), s, small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := objectstest.Content(2, 256<<10)
+	db, err := objects.PutBytes(t.Context(), s, big)
+	if !errors.Is(err, syscall.EFBIG) || !strings.Contains(err.Error(), root) || !strings.Contains(err.Error(), "ulimit -f") {
+		t.Fatalf("Put over the file size limit = %v, want EFBIG naming the folder and the fix", err)
+	}
+	t.Logf("Put over the file size limit: %v", err)
+	if _, err := s.Stat(t.Context(), db); !errors.Is(err, objects.ErrNotFound) {
+		t.Fatalf("Stat of the failed blob = %v, want ErrNotFound", err)
+	}
+	if n, err := s.CleanTemp(0); err != nil || n != 0 {
+		t.Fatalf("temporary files left by the failed Put: %d, %v", n, err)
+	}
+	got, err := objects.Get(t.Context(), s, ds)
+	if err != nil || !bytes.Equal(got, small) {
+		t.Fatalf("earlier blob after the failed Put: %d bytes, %v", len(got), err)
+	}
+	t.Log("child checks passed")
+}
