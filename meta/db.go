@@ -150,8 +150,10 @@ func openBolt(path string, opts Options) (bdb *bolt.DB, err error) {
 				owner = "PID " + pid
 			}
 		}
-		return nil, fmt.Errorf("%w: the store at %s is in use by %s; talk to the running server (wsfs commands do so when it runs) or stop it",
-			ErrInUse, path, owner)
+		return nil, &markedError{
+			msg:    fmt.Sprintf("meta: the store at %s is in use by %s; talk to the running server (wsfs commands do so when it runs) or stop it", path, owner),
+			target: ErrInUse,
+		}
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum),
 		errors.Is(err, berrors.ErrInvalidMapping):
 		return nil, corruptf(path, "%v", err)

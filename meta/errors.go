@@ -3,19 +3,20 @@ package meta
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrStale reports that a commit's base revision is no longer the
 // workspace's head: another commit landed first. Nothing was written; the
 // caller re-reads the head and retries or reports the conflict.
-var ErrStale = errors.New("meta: stale base revision")
+var ErrStale = errors.New("stale base revision")
 
 // ErrNotFound reports a missing workspace, revision or path. The wrapping
 // error says which one.
-var ErrNotFound = errors.New("meta: not found")
+var ErrNotFound = errors.New("not found")
 
 // ErrExists reports that a workspace or a path already exists.
-var ErrExists = errors.New("meta: already exists")
+var ErrExists = errors.New("already exists")
 
 // ErrCorruptDB reports a meta.db that cannot be read as a wsfs database
 // (truncated, overwritten, not a bbolt file, or damaged pages). The wrapping
@@ -31,11 +32,11 @@ var ErrSchemaTooNew = errors.New("meta: database schema is newer than this wsfs"
 
 // ErrInvalid reports bad input: a bad workspace name, path, tar entry or
 // option. The wrapping error says what and why.
-var ErrInvalid = errors.New("meta: invalid input")
+var ErrInvalid = errors.New("invalid")
 
 // ErrStore reports that the object store failed during an operation. The
 // wrapping error says what was left as it was (for a commit: the head).
-var ErrStore = errors.New("meta: object store failed")
+var ErrStore = errors.New("the object store failed")
 
 // QuotaKind says which limit a QuotaError is about, so that the FUSE layer
 // can map it to an errno: QuotaEntries and QuotaWorkspaceBytes to EDQUOT,
@@ -113,3 +114,27 @@ func corruptf(path string, format string, args ...any) error {
 	return fmt.Errorf("%w: %s: %s; the file was left as it is: move it aside and run `wsfs recover` to rebuild it from the object store",
 		ErrCorruptDB, path, fmt.Sprintf(format, args...))
 }
+
+// markedError is an error with its own text that still matches a sentinel
+// with errors.Is.
+type markedError struct {
+	msg    string
+	target error
+}
+
+func (e *markedError) Error() string        { return e.msg }
+func (e *markedError) Is(target error) bool { return target == e.target }
+
+// inContext returns err with "meta: where: " before its text (dropping the
+// "meta: " it starts with), still wrapping it.
+func inContext(where string, err error) error {
+	return &contextError{msg: "meta: " + where + ": " + strings.TrimPrefix(err.Error(), "meta: "), err: err}
+}
+
+type contextError struct {
+	msg string
+	err error
+}
+
+func (e *contextError) Error() string { return e.msg }
+func (e *contextError) Unwrap() error { return e.err }

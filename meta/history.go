@@ -104,7 +104,7 @@ func (db *DB) Lookup(ctx context.Context, ref Ref, p string) (Entry, error) {
 	}
 	e, err := db.LookupTree(ctx, r.Root, p)
 	if err != nil {
-		return Entry{}, fmt.Errorf("%s: %w", Ref{Workspace: r.Workspace, Rev: r.N}, err)
+		return Entry{}, inContext(Ref{Workspace: r.Workspace, Rev: r.N}.String(), err)
 	}
 	return e, nil
 }
@@ -126,7 +126,7 @@ func (db *DB) OpenFile(ctx context.Context, ref Ref, p string) (io.ReadCloser, E
 	for hops := 0; ; hops++ {
 		e, err := db.resolve(ctx, r.Root, cur)
 		if err != nil {
-			return nil, Entry{}, fmt.Errorf("%s: %w", where, err)
+			return nil, Entry{}, inContext(where.String(), err)
 		}
 		switch e.Kind {
 		case KindDir:
