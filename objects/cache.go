@@ -419,6 +419,10 @@ func (c *Cache) openMissing(ctx context.Context, d Digest, off, length int64, de
 		}
 	}
 	f, size, err := c.fill(ctx, d, deletes)
+	if errors.Is(err, errCacheFolder) && ctx.Err() == nil {
+		slog.Warn("objects: cache: cannot keep a blob; reading it from the remote store", "blob", d.Short(), "err", err)
+		return c.remote.Open(ctx, d, off, length)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -428,24 +432,28 @@ func (c *Cache) openMissing(ctx context.Context, d Digest, off, length int64, de
 // fill fetches the whole blob d from the remote (verified) into the cache
 // and returns its file, open and positioned at the start.
 func (c *Cache) fill(ctx context.Context, d Digest, deletes uint64) (*os.File, int64, error) {
+	f, err := os.CreateTemp(c.tmp, d.String()[:16]+"-*"+tempSuffix)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w %s: %w", errCacheFolder, c.dir, err)
+	}
+	discard := func() {
+		f.Close()
+		os.Remove(f.Name())
+	}
 	rc, err := c.remote.Open(ctx, d, 0, -1)
 	if err != nil {
+		discard()
 		return nil, 0, err
 	}
 	defer rc.Close()
-	f, err := os.CreateTemp(c.tmp, d.String()[:16]+"-*"+tempSuffix)
-	if err != nil {
-		return nil, 0, fmt.Errorf("objects: cache folder %s: %w", c.dir, err)
-	}
 	h := sha256.New()
-	size, err := io.Copy(io.MultiWriter(f, h), contextReader{ctx, rc})
+	size, err := io.Copy(io.MultiWriter(cacheFileWriter{f, c.dir}, h), contextReader{ctx, rc})
 	if err == nil && Digest(h.Sum(nil)) != d {
 		// The remote's reader verifies; this guards against one that does not.
-		err = fmt.Errorf("objects: open %s: %w: the remote store returned bytes that hash to %s", d.Short(), ErrCorrupt, Digest(h.Sum(nil)).Short())
+		err = fmt.Errorf("%w: the remote store returned bytes that hash to %s", ErrCorrupt, Digest(h.Sum(nil)).Short())
 	}
 	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
+		discard()
 		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 			err = fmt.Errorf("%w (%w)", ctx.Err(), err)
 		}
@@ -456,6 +464,23 @@ func (c *Cache) fill(ctx context.Context, d Digest, deletes uint64) (*os.File, i
 	}
 	// f stays readable whether it was kept, dropped or evicted meanwhile.
 	return f, size, nil
+}
+
+// errCacheFolder marks failures of the cache's own folder (full disk, lost
+// folder): reads then go to the remote instead of failing.
+var errCacheFolder = errors.New("objects: cache folder")
+
+type cacheFileWriter struct {
+	f   *os.File
+	dir string
+}
+
+func (w cacheFileWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil {
+		err = fmt.Errorf("%w %s: %w", errCacheFolder, w.dir, err)
+	}
+	return n, err
 }
 
 // openCached serves a range of the cached blob d. It verifies the whole

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -303,5 +304,40 @@ func TestCacheFetchesOnce(t *testing.T) {
 	}
 	if st := c.Stats(); st.Misses != 1 || st.Hits != 15 {
 		t.Fatalf("stats %+v, want 1 miss and 15 hits", st)
+	}
+}
+
+// TestCacheFolderFailure checks that reads and writes keep working, from
+// and to the remote, when the cache cannot write its own folder.
+func TestCacheFolderFailure(t *testing.T) {
+	remote := objects.NewMemory()
+	dir := t.TempDir()
+	c, err := objects.NewCache(remote, dir, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, b := putRemote(t, remote, 1, 5000)
+	if err := os.RemoveAll(filepath.Join(dir, "tmp")); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct{ off, length int64 }{{0, -1}, {100, 50}} {
+		got := readRange(t, c, d, r.off, r.length)
+		want := b[r.off:]
+		if r.length >= 0 {
+			want = want[:r.length]
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("read (%d, %d) with a broken cache folder returned other bytes", r.off, r.length)
+		}
+	}
+	if c.Contains(d) {
+		t.Fatal("a blob was cached although the cache folder is broken")
+	}
+	d2, err := objects.PutBytes(t.Context(), c, []byte("written through"))
+	if err != nil {
+		t.Fatalf("Put with a broken cache folder: %v", err)
+	}
+	if _, err := remote.Stat(t.Context(), d2); err != nil {
+		t.Fatalf("Put with a broken cache folder did not reach the remote: %v", err)
 	}
 }
