@@ -507,12 +507,7 @@ func (in *interp) sprintf(format string, args []value) string {
 			v := nextArg()
 			var s string
 			if v.isNumeric() && v.k != kUninit {
-				r := rune(int64(v.toNum()))
-				if r < 0 || r > utf8.MaxRune {
-					s = string([]byte{byte(int64(v.n))})
-				} else {
-					s = string(r)
-				}
+				s = charOf(v.toNum())
 			} else {
 				str := in.toStr(v)
 				if str != "" {
@@ -578,6 +573,36 @@ func formatUnsigned(u uint64, verb byte, fl string, width, prec int) string {
 		return prefix + strings.Repeat("0", width-n) + digits
 	}
 	return strings.Repeat(" ", width-n) + prefix + digits
+}
+
+// charOf is %c of a number: the character with that code, encoded as
+// glibc's wcrtomb does in a UTF-8 locale (which goes past U+10FFFF with
+// the original 5- and 6-byte forms), or the low byte when there is none.
+func charOf(n float64) string {
+	var u uint64
+	if n < 0 {
+		u = uint64(int64(n))
+	} else if n < 1<<64 {
+		u = uint64(n)
+	}
+	wc := int32(uint32(u))
+	if wc < 0 {
+		return string([]byte{byte(u)})
+	}
+	c := uint32(wc)
+	switch {
+	case c < 0x80:
+		return string([]byte{byte(c)})
+	case c < 0x800:
+		return string([]byte{0xc0 | byte(c>>6), 0x80 | byte(c&0x3f)})
+	case c < 0x10000:
+		return string([]byte{0xe0 | byte(c>>12), 0x80 | byte(c>>6&0x3f), 0x80 | byte(c&0x3f)})
+	case c < 0x200000:
+		return string([]byte{0xf0 | byte(c>>18), 0x80 | byte(c>>12&0x3f), 0x80 | byte(c>>6&0x3f), 0x80 | byte(c&0x3f)})
+	case c < 0x4000000:
+		return string([]byte{0xf8 | byte(c>>24), 0x80 | byte(c>>18&0x3f), 0x80 | byte(c>>12&0x3f), 0x80 | byte(c>>6&0x3f), 0x80 | byte(c&0x3f)})
+	}
+	return string([]byte{0xfc | byte(c>>30), 0x80 | byte(c>>24&0x3f), 0x80 | byte(c>>18&0x3f), 0x80 | byte(c>>12&0x3f), 0x80 | byte(c>>6&0x3f), 0x80 | byte(c&0x3f)})
 }
 
 func formatInt(n float64, fl string, width, prec int, spec func(byte) string) string {

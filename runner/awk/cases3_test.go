@@ -47,6 +47,9 @@ var cornerCases = []diffCase{
 	{name: "uninit var as file", args: p(`BEGIN{getline x < y; print "r"}`)},
 	{name: "close uninit", args: p(`BEGIN{print close("")}`)},
 	{name: "srand initial seed", args: p(`BEGIN{print srand(5), srand(6)}`)},
+	{name: "ieee magic strings", args: p(`BEGIN{print "-nan-1"+0, "-nan"+0, "nan"+0, "+nan"+0, "-inf"+0, "-infx"+0, "+infinity"+0, "-Inf"+0, " -inf "+0}`)},
+	{name: "rebuilt record is a string", args: p(`{x = $0; $1 = $1; print ($0 < 10), (x < 10)}`), stdin: "5\n"},
+	{name: "assigned record string", args: p(`{$1 = "0"; if ($0) print "true"; else print "false"; $0 = $2; if ($0) print "t"; else print "f"}`), stdin: "x 0\n"},
 	{name: "tolower utf8", args: p(`BEGIN{print tolower("ÀÉÎ"), toupper("straße")}`)},
 }
 

@@ -89,7 +89,5 @@
 //     accepted and ignored).
 //   - -Ft means FS="t", as in gawk's default mode (POSIX awks read it as a
 //     tab); use -F '\t'.
-//   - Code points above U+10FFFF in %c are written as a byte, where gawk
-//     writes obsolete 5- and 6-byte sequences.
 //   - Run-time error messages carry no source line number.
 package awk

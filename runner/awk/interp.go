@@ -54,6 +54,7 @@ type interp struct {
 	// The current record. fields holds $1..$NF once split; the record is
 	// rebuilt from them lazily after a field or NF assignment.
 	record      string
+	recordKind  kind // kInput when read, kStr once rebuilt or assigned a string
 	fields      []value
 	fieldsValid bool
 	recordDirty bool
@@ -140,6 +141,7 @@ func (in *interp) setFS(s string) {
 
 func (in *interp) setRecord(s string) {
 	in.record = s
+	in.recordKind = kInput
 	in.fieldsValid = false
 	in.recordDirty = false
 }
@@ -160,6 +162,7 @@ func (in *interp) rebuildRecord() {
 		b.WriteString(f.toStr(in.convfmt))
 	}
 	in.record = b.String()
+	in.recordKind = kStr
 	in.recordDirty = false
 }
 
@@ -177,7 +180,8 @@ func (in *interp) nf() int {
 
 func (in *interp) getField(i int) value {
 	if i == 0 {
-		return input(in.getRecord())
+		r := in.getRecord()
+		return value{k: in.recordKind, s: r}
 	}
 	if i < 0 {
 		in.fatalf("attempt to access field %d", i)
@@ -194,6 +198,9 @@ func (in *interp) getField(i int) value {
 func (in *interp) setField(i int, v value) {
 	if i == 0 {
 		in.setRecord(v.toStr(in.convfmt))
+		if v.k == kStr {
+			in.recordKind = kStr
+		}
 		return
 	}
 	if i < 0 {

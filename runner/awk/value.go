@@ -211,12 +211,11 @@ func numPrefix(s string) int {
 	}
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
 		i++
-		if rest := s[i:]; len(rest) >= 3 {
-			w := strings.ToLower(rest[:3])
+		// gawk reads exactly "+inf", "-inf", "+nan" and "-nan" (any case),
+		// blanks aside, and no longer text that starts like them.
+		if rest := strings.TrimRight(s[i:], " \t\n\r\f\v"); len(rest) == 3 {
+			w := strings.ToLower(rest)
 			if w == "inf" || w == "nan" {
-				if len(rest) >= 8 && strings.ToLower(rest[:8]) == "infinity" {
-					return i + 8
-				}
 				return i + 3
 			}
 		}
@@ -263,7 +262,7 @@ func strToNum(s string) float64 {
 	}
 	t := strings.TrimLeft(s[:end], " \t\n\r\f\v")
 	switch strings.ToLower(strings.TrimLeft(t, "+-")) {
-	case "inf", "infinity":
+	case "inf":
 		if t[0] == '-' {
 			return math.Inf(-1)
 		}
