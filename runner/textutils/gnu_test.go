@@ -340,3 +340,29 @@ func TestGNUPasteCommJoin(t *testing.T) {
 	cases = append(cases, gnuCase{"join -t, -1 2 - c.csv", "x,1,a\ny,2,b\n"}, gnuCase{"join -t, -1 2 -o 1.1,2.2 - c.csv", "x,1,a\ny,2,b\n"})
 	diffCases(t, cases)
 }
+
+func TestGNUSimpleTools(t *testing.T) {
+	sections := "a\n\nb\n\\:\\:\\:\nh\n\\:\\:\nbody\n\\:\nfoot\n"
+	cases := lines(sections,
+		"nl", "nl -ba", "nl -bt -nln", "nl -ba -nrz -w3 -s: a.txt", "nl -ba -v 5 -i 2 -n ln", "nl -bpa a.txt", "nl -b x a.txt",
+		"nl -w 1 -s '' b.txt", "nl nonl.txt", "nl -p", "nl -ha -fa", "nl -d '' a.txt", "nl missing.txt", "nl -l 2 -ba",
+		"tac a.txt", "tac nonl.txt", "tac -s , csv.txt", "tac -b -s , csv.txt", "tac a.txt b.txt", "tac", "tac missing.txt", "tac empty.txt",
+		"rev a.txt", "rev utf8.txt", "rev nonl.txt", "rev", "rev missing.txt a.txt",
+		"fold -w 5 words.txt", "fold -sw 10 words.txt", "fold -w 20 -s words.txt", "fold -b -w 7 utf8.txt", "fold -w 7 utf8.txt",
+		"fold -w 4 tabs.txt", "fold -10 words.txt", "fold -w 0 a.txt", "fold", "fold -s -w 1 words.txt", "fold nonl.txt",
+		"expand tabs.txt", "expand -t 4 tabs.txt", "expand -t 2,5,9 tabs.txt", "expand -i tabs.txt", "expand -4 tabs.txt",
+		"expand -t 3,1 tabs.txt", "expand -t /4 tabs.txt", "expand -t 2,+3 tabs.txt", "expand -t 0 tabs.txt",
+		"unexpand tabs.txt", "unexpand -a tabs.txt", "unexpand -t 4 tabs.txt", "unexpand --first-only -a tabs.txt",
+		"column -t table.txt", "column -t -s : colon.txt", "column a.txt", "column -x a.txt", "column -c 30 a.txt", "column -t -o '|' table.txt",
+		"column -t utf8.txt", "column", "column -t", "column -c 10 a.txt", "column -t -s ', ' c.csv", "column empty.txt", "column -t -R 2 table.txt",
+		"seq 5", "seq 3 7", "seq 1 2 10", "seq 10 -3 1", "seq 0 0.1 1", "seq -w 1 10", "seq -w -5 3", "seq -s, 1 5", "seq -s ' ' 3",
+		"seq -f %03g 3", "seq -f n=%e 1 2", "seq -f %x 1", "seq 5 1", "seq 1 0 3", "seq x", "seq 1.5 2.5", "seq -w 1 0.5 10",
+		"seq -w 0.5 1.00", "seq 1e3 1e3 3e3", "seq 1 1 3 4", "seq", "seq -1", "seq -3 -1", "seq 0.5 0.25 1.5", "seq -f '%.2f' 0 0.5 2",
+		"seq 100000000000000000000 100000000000000000002", "seq -w 8 11", "seq -f '%5.1f%%' 1 3",
+		"tee", "tee out.txt", "tee -a b.txt", "tee o1.txt o2.txt", "tee sub/new.txt", "tee missing/x.txt", "tee sub",
+	)
+	cases = append(cases, gnuCase{"unexpand", "        hello\n    x       y\n  \t a\n         \n"}, gnuCase{"unexpand -a", "a       b   c        d\n"},
+		gnuCase{"unexpand -t 4", "    hello   world\n"}, gnuCase{"column -t", "a  b\n\n   \nc d e f\n"}, gnuCase{"column -t -s ,", "a,,b\nccc,d,e\n"},
+		gnuCase{"fold -w 3", "ab\bcdef\rghijk\n"})
+	diffCases(t, cases)
+}

@@ -10,15 +10,6 @@ func notYet(ctx context.Context, env *command.Env) int { env.Errorf("not availab
 
 var sumFlags []string
 
-var Nl command.Func = notYet
-var Tac command.Func = notYet
-var Rev command.Func = notYet
-var Fold command.Func = notYet
-var Expand command.Func = notYet
-var Unexpand command.Func = notYet
-var Column command.Func = notYet
-var Seq command.Func = notYet
-var Tee command.Func = notYet
 var Xargs command.Func = notYet
 var Diff command.Func = notYet
 var Base64 command.Func = notYet
