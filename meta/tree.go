@@ -401,6 +401,22 @@ func (db *DB) WriteTree(ctx context.Context, t *Tree) (objects.Digest, error) {
 	return d, nil
 }
 
+// DirEntry returns the entry of a subdirectory whose tree t is stored
+// under d (as WriteTree returned it), with Sub filled from t.
+func DirEntry(name string, mode fs.FileMode, mtime time.Time, d objects.Digest, t *Tree) Entry {
+	return Entry{Name: name, Kind: KindDir, Mode: mode & validModeBits, MTime: mtime, Digest: d, Sub: t.Stats()}
+}
+
+// FileEntry returns the entry of a regular file with content d.
+func FileEntry(name string, mode fs.FileMode, mtime time.Time, d objects.Digest, size int64) Entry {
+	return Entry{Name: name, Kind: KindFile, Mode: mode & validModeBits, MTime: mtime, Digest: d, Size: size}
+}
+
+// SymlinkEntry returns the entry of a symlink.
+func SymlinkEntry(name, target string, mtime time.Time) Entry {
+	return Entry{Name: name, Kind: KindSymlink, Mode: 0o777, MTime: mtime, Target: target, Size: int64(len(target))}
+}
+
 // CleanPath turns a workspace path ("a/b", "/a/b/", "./a//b") into its
 // canonical form ("a/b"; "" is the root). It refuses paths that climb out
 // of the workspace ("..") and NUL bytes.
