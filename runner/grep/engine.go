@@ -28,6 +28,10 @@ type engine struct {
 	wordRE2 *regexp.Regexp // -w: a non-word char, then a word match
 	bufRE   *regexp.Regexp // lineRE when it can run over many records at once
 	bt      *gnuregex.Matcher
+	btWord  *gnuregex.Matcher // -o -w after a first match, as GNU searches
+	// dfa decides records fast when the patterns allow it; nil after it
+	// outgrows its state limit.
+	dfa     *gnuregex.DFA
 	literal []byte // every match contains it
 	// literalFold (lower case) is in every match up to ASCII case (-i).
 	literalFold []byte
@@ -71,6 +75,19 @@ func newEngine(o *options) (*engine, []string, error) {
 		e.litExact = o.matcher == matchFixed && len(o.patterns) == 1 && !o.ignoreCase && !e.word && !e.wholeLine
 	} else if lit := p.RequiredText(); o.ignoreCase && asciiFoldable(lit) {
 		e.literalFold = []byte(strings.ToLower(lit))
+	}
+	if !(e.word && p.CanMatchEmpty()) {
+		mode := gnuregex.Contains
+		switch {
+		case e.wholeLine:
+			mode = gnuregex.WholeRecord
+		case e.word:
+			mode = gnuregex.WholeWord
+		}
+		e.dfa, _ = p.NewDFA(mode)
+	}
+	if e.word {
+		e.btWord = p.NewMatcher()
 	}
 	flags, expr, ok := p.GoSyntaxParts(false)
 	// GNU's -w never accepts an empty match found by shortening a longer
@@ -211,6 +228,13 @@ func (e *engine) matchLine(ctx context.Context, line []byte) (bool, error) {
 		return false, nil
 	case e.literalFold != nil && indexFoldASCII(line, e.literalFold) < 0:
 		return false, nil
+	case e.dfa != nil:
+		ok, err := e.dfa.MatchRecord(line)
+		if err == nil {
+			return ok, nil
+		}
+		e.dfa = nil // too many states: the other engines take over
+		return e.matchLine(ctx, line)
 	case e.lineRE != nil:
 		return e.lineRE.Match(line), nil
 	case e.wholeLine:
@@ -232,6 +256,10 @@ func (e *engine) matchLine(ctx context.Context, line []byte) (bool, error) {
 // the longest match, then shorter non-empty ones, and it needs no word
 // character right before or after.
 func (e *engine) btWordAt(ctx context.Context, line []byte, pos int) (int, int, error) {
+	bt := e.bt
+	if bt == nil {
+		bt = e.btWord
+	}
 	isEnd := make([]bool, len(line)+1)
 	for s := pos; s <= len(line); s = nextRune(line, s) {
 		if s > 0 && isWordBefore(line, s) {
@@ -239,7 +267,7 @@ func (e *engine) btWordAt(ctx context.Context, line []byte, pos int) (int, int, 
 		}
 		clear(isEnd)
 		longest := -1
-		err := e.bt.Ends(ctx, line, s, func(end int) bool {
+		err := bt.Ends(ctx, line, s, func(end int) bool {
 			isEnd[end] = true
 			longest = max(longest, end)
 			return false
@@ -348,6 +376,11 @@ func (e *engine) eachMatch(ctx context.Context, line []byte, visit func(s, end i
 }
 
 func (e *engine) nextWordOrMatch(ctx context.Context, line []byte, pos int) (int, int, error) {
+	if pos > 0 && e.btWord != nil {
+		// After a first match GNU retries shorter words within a limit it
+		// computes off by pos; only the backtracker reproduces that.
+		return e.btWordAt(ctx, line, pos)
+	}
 	if e.lineRE != nil { // -w on Go's regexp
 		// The non-word character before a match is consumed, so a match
 		// at the very start is looked for on its own: otherwise a longer
@@ -398,6 +431,13 @@ func (e *engine) nextMatch(ctx context.Context, buf []byte, from, lim int) (int,
 				return -1, -1, nil
 			}
 			at = from + i
+		case e.dfa != nil:
+			ls, le, err := e.dfa.NextRecord(buf, from, lim)
+			if err != nil {
+				e.dfa = nil
+				continue
+			}
+			return ls, le, nil
 		case e.bufRE != nil:
 			m := e.bufRE.FindIndex(buf[from:lim])
 			if m == nil {

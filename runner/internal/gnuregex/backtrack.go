@@ -246,14 +246,15 @@ func (m *Matcher) concat(subs []*node, i int, k func(int) bool) bool {
 	return m.match(subs[0], i, func(j int) bool { return m.concat(subs[1:], j, k) })
 }
 
-// repeat matches n.subs[0] greedily count more times; an iteration that
-// consumes nothing is only taken while count is below the minimum, so
-// nested stars cannot loop forever.
+// repeat matches n.subs[0] greedily count more times. An iteration that
+// consumes nothing ends the loop once the minimum is met (so nested stars
+// cannot loop forever), but it still counts: as in glibc, it can set a
+// group to the empty string for a later back-reference.
 func (m *Matcher) repeat(n *node, count, i int, k func(int) bool) bool {
 	if n.max < 0 || count < n.max {
 		if m.match(n.subs[0], i, func(j int) bool {
 			if j == i && count >= n.min {
-				return false
+				return k(j)
 			}
 			return m.repeat(n, count+1, j, k)
 		}) {
