@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -158,7 +159,22 @@ func commandTable() map[string]command.Func {
 		m[s.Name] = s.Func
 	}
 	m["echo"] = testEcho
+	m["cat"] = testCat
 	return m
+}
+
+// testCat is a minimal cat (the real one lives in runner/coreutils).
+func testCat(ctx context.Context, env *command.Env) int {
+	for _, name := range env.Args[1:] {
+		f, err := env.FS.Open(name)
+		if err != nil {
+			env.Errorf("%s: %s", name, command.Strerror(err))
+			return 1
+		}
+		io.Copy(env.Stdout, f)
+		f.Close()
+	}
+	return 0
 }
 
 // testEcho is a minimal echo for xargs tests.
@@ -364,5 +380,20 @@ func TestGNUSimpleTools(t *testing.T) {
 	cases = append(cases, gnuCase{"unexpand", "        hello\n    x       y\n  \t a\n         \n"}, gnuCase{"unexpand -a", "a       b   c        d\n"},
 		gnuCase{"unexpand -t 4", "    hello   world\n"}, gnuCase{"column -t", "a  b\n\n   \nc d e f\n"}, gnuCase{"column -t -s ,", "a,,b\nccc,d,e\n"},
 		gnuCase{"fold -w 3", "ab\bcdef\rghijk\n"})
+	diffCases(t, cases)
+}
+
+func TestGNUXargs(t *testing.T) {
+	cases := []gnuCase{
+		{"xargs", "a b\nc\n"}, {"xargs echo", "a b\nc\n"}, {"xargs -t echo", "a b\nc\n"}, {"xargs echo x", ""}, {"xargs -r echo x", ""},
+		{"xargs -n1", "a 'b c' d\\ e\n"}, {"xargs", "a 'b\n"}, {"xargs", "a \"b\n"}, {"xargs -I{} echo [{}]", "  x y\n z\n"},
+		{"xargs -L 1", "a b\nc d \ne\nf\n"}, {"xargs -L 2 -t echo", "a b\nc d \ne\nf\n"}, {"xargs -d, -n2", "a,b,c"}, {"xargs -0 -n1 echo", "a\x00b c\x00"},
+		{"xargs -E STOP", "a b c STOP d\n"}, {"xargs -P 4 -n 1 echo", "q w\n"}, {"xargs -I {} -n 2 echo {}", "x\n"}, {"xargs -t echo", "a \"b c\"\n"},
+		{"xargs -n 2 echo", "1 2 3 4 5\n"}, {"xargs -i echo <{}>", "a\nb\n"}, {"xargs -I % echo % %", "one\ntwo\n"}, {"xargs -a b.txt echo", ""},
+		{"xargs -a missing.txt echo", ""}, {"xargs -n 0", "a"}, {"xargs -d '\\n' echo", "a b\nc\n"}, {"xargs -0", "a\nb\x00c"},
+		{"xargs -n1 -r", "\n\n"}, {"xargs --max-args=2", "1 2 3\n"}, {"xargs -x -s 10 echo", "aaaaaaaaaaaaaaa\n"}, {"xargs cat", "a.txt b.txt\n"},
+		{"xargs -I{} cat {}", "b.txt\nc1.txt\n"}, {"xargs wc -l", "a.txt b.txt"}, {"xargs -n1 head -n1", "a.txt b.txt"}, {"xargs -L1 echo", "a\n\nb\n"},
+		{"xargs echo", "a\\\nb\n"}, {"xargs -0 echo", ""}, {"xargs -d x echo", "axbxc"},
+	}
 	diffCases(t, cases)
 }

@@ -10,7 +10,6 @@ func notYet(ctx context.Context, env *command.Env) int { env.Errorf("not availab
 
 var sumFlags []string
 
-var Xargs command.Func = notYet
 var Diff command.Func = notYet
 var Base64 command.Func = notYet
 var Md5sum command.Func = notYet
