@@ -388,7 +388,7 @@ func TestGNUXargs(t *testing.T) {
 		{"xargs", "a b\nc\n"}, {"xargs echo", "a b\nc\n"}, {"xargs -t echo", "a b\nc\n"}, {"xargs echo x", ""}, {"xargs -r echo x", ""},
 		{"xargs -n1", "a 'b c' d\\ e\n"}, {"xargs", "a 'b\n"}, {"xargs", "a \"b\n"}, {"xargs -I{} echo [{}]", "  x y\n z\n"},
 		{"xargs -L 1", "a b\nc d \ne\nf\n"}, {"xargs -L 2 -t echo", "a b\nc d \ne\nf\n"}, {"xargs -d, -n2", "a,b,c"}, {"xargs -0 -n1 echo", "a\x00b c\x00"},
-		{"xargs -E STOP", "a b c STOP d\n"}, {"xargs -P 4 -n 1 echo", "q w\n"}, {"xargs -I {} -n 2 echo {}", "x\n"}, {"xargs -t echo", "a \"b c\"\n"},
+		{"xargs -E STOP", "a b c STOP d\n"}, {"xargs -P 1 -n 1 echo", "q w\n"}, {"xargs -I {} -n 2 echo {}", "x\n"}, {"xargs -t echo", "a \"b c\"\n"},
 		{"xargs -n 2 echo", "1 2 3 4 5\n"}, {"xargs -i echo <{}>", "a\nb\n"}, {"xargs -I % echo % %", "one\ntwo\n"}, {"xargs -a b.txt echo", ""},
 		{"xargs -a missing.txt echo", ""}, {"xargs -n 0", "a"}, {"xargs -d '\\n' echo", "a b\nc\n"}, {"xargs -0", "a\nb\x00c"},
 		{"xargs -n1 -r", "\n\n"}, {"xargs --max-args=2", "1 2 3\n"}, {"xargs -x -s 10 echo", "aaaaaaaaaaaaaaa\n"}, {"xargs cat", "a.txt b.txt\n"},
