@@ -248,6 +248,22 @@ func (db *DB) commitTree(ctx context.Context, ws string, base RevNum, root objec
 	if err := checkTotals(w, baseRev.Stats, stats, ""); err != nil {
 		return Revision{}, false, err
 	}
+	// Every object the new tree has and the base lacks must be stored,
+	// and stay stored until the transaction: protect them from GC, then
+	// check that they are there (the tree cache is not proof).
+	var fresh []freshObject
+	if err := db.newObjects(ctx, baseRev.Root, root, "", &fresh); err != nil {
+		return Revision{}, false, fmt.Errorf("meta: commit to %s: %w; the head stays at revision %d", w.Name, err, base)
+	}
+	ds := make([]objects.Digest, len(fresh))
+	for i, f := range fresh {
+		ds[i] = f.d
+	}
+	db.guard.protect(ds...)
+	defer db.guard.release(ds...)
+	if err := db.checkStored(ctx, w, fresh); err != nil {
+		return Revision{}, false, err
+	}
 	diffs, err := db.diffTrees(ctx, baseRev.Root, root, "", nil)
 	if err != nil {
 		return Revision{}, false, err
@@ -262,6 +278,91 @@ func (db *DB) commitTree(ctx context.Context, ws string, base RevNum, root objec
 		Duration: info.Duration, Author: info.Author, Stats: stats, Changes: changes,
 	}
 	return db.finishCommit(ctx, w, rev, pin)
+}
+
+// freshObject is an object a new tree names that its base does not.
+type freshObject struct {
+	d    objects.Digest
+	path string
+	tree bool
+	size int64
+}
+
+// newObjects lists the trees and blobs under b that are not under a at the
+// same place, descending only where the two differ.
+func (db *DB) newObjects(ctx context.Context, a, b objects.Digest, p string, out *[]freshObject) error {
+	if a == b {
+		return nil
+	}
+	*out = append(*out, freshObject{d: b, path: p, tree: true})
+	tb, err := db.readTree(ctx, b)
+	if err != nil {
+		return fmt.Errorf("%s: %w", displayPath(p), err)
+	}
+	ta := &Tree{}
+	if !a.IsZero() {
+		if ta, err = db.readTree(ctx, a); err != nil {
+			return err
+		}
+	}
+	for _, e := range tb.Entries {
+		old, ok := ta.Find(e.Name)
+		switch e.Kind {
+		case KindDir:
+			var oa objects.Digest
+			if ok && old.Kind == KindDir {
+				oa = old.Digest
+			}
+			if err := db.newObjects(ctx, oa, e.Digest, joinPath(p, e.Name), out); err != nil {
+				return err
+			}
+		case KindFile:
+			if !ok || old.Kind != KindFile || old.Digest != e.Digest {
+				*out = append(*out, freshObject{d: e.Digest, path: joinPath(p, e.Name), size: e.Size})
+			}
+		}
+	}
+	return nil
+}
+
+func displayPath(p string) string {
+	if p == "" {
+		return "the root"
+	}
+	return p
+}
+
+// checkStored makes sure every fresh object is in the store (with the
+// right size, for blobs). The empty tree is simply stored again: it is
+// tiny and may have been reclaimed when no revision used it.
+func (db *DB) checkStored(ctx context.Context, w *Workspace, fresh []freshObject) error {
+	seen := make(map[objects.Digest]bool, len(fresh))
+	var fns []func(ctx context.Context) error
+	for _, f := range fresh {
+		if seen[f.d] {
+			continue
+		}
+		seen[f.d] = true
+		fns = append(fns, func(ctx context.Context) error {
+			if f.d == EmptyTreeDigest {
+				if err := db.store.Put(ctx, f.d, bytes.NewReader(emptyTree), int64(len(emptyTree))); err != nil {
+					return fmt.Errorf("meta: commit to %s: %w: %w; the head stays at revision %d", w.Name, ErrStore, err, w.Head)
+				}
+				return nil
+			}
+			info, err := db.store.Stat(ctx, f.d)
+			switch {
+			case errors.Is(err, objects.ErrNotFound):
+				return fmt.Errorf("meta: commit to %s: %s: %w: its %s %s is not in the object store", w.Name, displayPath(f.path), ErrInvalid, map[bool]string{true: "tree", false: "content"}[f.tree], f.d.Short())
+			case err != nil:
+				return fmt.Errorf("meta: commit to %s: %w: %w; the head stays at revision %d", w.Name, ErrStore, err, w.Head)
+			case !f.tree && info.Size != f.size:
+				return fmt.Errorf("meta: commit to %s: %s: %w: the tree says %d bytes, the stored blob %s has %d", w.Name, f.path, ErrInvalid, f.size, f.d.Short(), info.Size)
+			}
+			return nil
+		})
+	}
+	return parallel(ctx, db.opts.UploadParallelism, fns)
 }
 
 // checkTotals refuses growth of entries or bytes past the quotas.

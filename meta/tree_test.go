@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wsfs/wsfs/objects"
@@ -66,6 +67,12 @@ func TestWriteTreeCommitTree(t *testing.T) {
 	var qe *QuotaError
 	if !errors.As(err, &qe) || qe.Kind != QuotaEntries {
 		t.Fatalf("commit of a tree over quota: %v", err)
+	}
+	// A tree naming content that is not in the store is refused.
+	ghost := &Tree{Entries: []Entry{FileEntry("ghost", 0o644, t0, objects.Sum([]byte("never stored")), 12)}}
+	ghostD, _ := db.WriteTree(ctx, ghost)
+	if _, _, err := db.CommitTree(ctx, w.Name, 3, ghostD, "", CommitInfo{}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "ghost") {
+		t.Fatalf("tree with a missing blob: %v", err)
 	}
 	// A root that is not in the store is refused before anything is written.
 	if _, _, err := db.CommitTree(ctx, w.Name, 3, objects.Sum([]byte("nothing")), "", CommitInfo{}); !errors.Is(err, objects.ErrNotFound) {
