@@ -170,22 +170,25 @@ func asciiFoldable(lit string) bool {
 }
 
 // indexFoldASCII finds lit (ASCII, lower case) in s ignoring ASCII case.
+// Each scan stops at the next candidate, so the work stays linear.
 func indexFoldASCII(s, lit []byte) int {
 	c0 := lit[0]
 	u0 := c0
 	if 'a' <= c0 && c0 <= 'z' {
 		u0 = c0 - 'a' + 'A'
 	}
-	nextLower, nextUpper := -1, -1 // next known positions at or after off
+	nextLower := -1 // next lower-case candidate at or after off
 	for off := 0; off+len(lit) <= len(s); {
 		if nextLower < off {
 			nextLower = indexFrom(s, c0, off)
 		}
-		if nextUpper < off {
-			nextUpper = indexFrom(s, u0, off)
+		i := nextLower
+		if u0 != c0 {
+			if j := bytes.IndexByte(s[off:i], u0); j >= 0 {
+				i = off + j
+			}
 		}
-		i := min(nextLower, nextUpper)
-		if i == len(s) || i+len(lit) > len(s) {
+		if i+len(lit) > len(s) {
 			return -1
 		}
 		if equalFoldASCII(s[i+1:i+len(lit)], lit[1:]) {
