@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -145,6 +146,8 @@ func TestRetryable(t *testing.T) {
 		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), true},
 		{fmt.Errorf("read: %w", syscall.ECONNRESET), true},
 		{io.ErrUnexpectedEOF, true},
+		{&net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}, true},
+		{fmt.Errorf("write: %w", net.ErrClosed), true},
 		{&net.DNSError{Err: "no such host", Name: "nowhere", IsNotFound: true}, false},
 		{&net.DNSError{Err: "timeout", Name: "slow", IsTimeout: true}, true},
 		{context.DeadlineExceeded, false},

@@ -308,3 +308,27 @@ func TestOpenS3Cache(t *testing.T) {
 		t.Errorf("a blob of prefix ws read through prefix other: %v", err)
 	}
 }
+
+// FuzzParse checks that Parse never panics, that its errors are one line
+// naming the URL, and that an s3 spec's canonical form parses back to it.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"file:///x", "/srv/o", "s3://b/p?endpoint=h:1&secure=false&cache=1MiB", "s3://b", "s3://b/p?path_style=true&region=auto", "x://"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		spec, err := storeurl.Parse(raw)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") && !strings.Contains(raw, "\n") {
+				t.Fatalf("Parse(%q): error of several lines: %q", raw, err)
+			}
+			return
+		}
+		if spec.Kind != storeurl.KindS3 {
+			return
+		}
+		again, err := storeurl.Parse(spec.String())
+		if err != nil || again.S3 != spec.S3 || again.CacheSize != spec.CacheSize {
+			t.Fatalf("Parse(%q).String() = %q: parses to %+v, %v", raw, spec.String(), again, err)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package s3test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 )
@@ -44,11 +45,26 @@ func TestExternalEnv(t *testing.T) {
 // TestStart starts a server without Main (its own, stopped at cleanup) and
 // uses a bucket on it.
 func TestStart(t *testing.T) {
-	srv := Start(t)
-	b := srv.Bucket(t)
-	ok, err := srv.Client(t).BucketExists(context.Background(), b)
-	if err != nil || !ok {
-		t.Fatalf("bucket %s: exists %v, %v", b, ok, err)
+	var srv *Server
+	t.Run("use", func(t *testing.T) {
+		srv = Start(t)
+		b := srv.Bucket(t)
+		ok, err := srv.Client(t).BucketExists(context.Background(), b)
+		if err != nil || !ok {
+			t.Fatalf("bucket %s: exists %v, %v", b, ok, err)
+		}
+	})
+	if srv == nil || srv.External {
+		return // skipped, or not ours to stop
+	}
+	// The subtest's cleanup stopped the server and removed its data.
+	select {
+	case <-srv.exited:
+	default:
+		t.Fatal("minio still running after the test that started it ended")
+	}
+	if _, err := os.Stat(srv.dataDir); !os.IsNotExist(err) {
+		t.Fatalf("data folder %s left behind: %v", srv.dataDir, err)
 	}
 }
 
