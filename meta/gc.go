@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -267,4 +268,16 @@ func (db *DB) markFrom(ctx context.Context, roots *markRoots, progress func(done
 		}
 	}
 	return reach, nil
+}
+
+// Hold keeps GC from deleting the blobs ds until release is called. A
+// layer that uploads blobs ahead of a commit (a mount spooling writes)
+// holds them from before it uploads until the commit returns: Store.Put
+// of a blob that is already stored keeps its old time, so the grace period
+// alone does not protect a blob that was garbage a moment ago.
+func (db *DB) Hold(ds ...objects.Digest) (release func()) {
+	held := append([]objects.Digest(nil), ds...)
+	db.guard.protect(held...)
+	var once sync.Once
+	return func() { once.Do(func() { db.guard.release(held...) }) }
 }

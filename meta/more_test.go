@@ -324,3 +324,31 @@ func TestRecoverByteForByte(t *testing.T) {
 		t.Fatalf("fsck: %v %+v", err, fr)
 	}
 }
+
+func TestHoldSparesBlobs(t *testing.T) {
+	ctx := context.Background()
+	mem := objects.NewMemory()
+	db := openTestDB(t, mem)
+	mustCreate(t, db, "acme/a")
+	held, _ := objects.PutBytes(ctx, mem, []byte("held"))
+	free, _ := objects.PutBytes(ctx, mem, []byte("free"))
+	old := time.Now().Add(-24 * time.Hour)
+	mem.SetModTime(held, old)
+	mem.SetModTime(free, old)
+	release := db.Hold(held)
+	rep, err := db.GC(ctx, GCOptions{Delete: true})
+	if err != nil || rep.Skipped != 1 || rep.Deleted != 1 {
+		t.Fatalf("gc: %v %+v", err, rep)
+	}
+	if _, err := mem.Stat(ctx, held); err != nil {
+		t.Fatalf("held blob: %v", err)
+	}
+	release()
+	release()
+	if _, err := db.GC(ctx, GCOptions{Delete: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.Stat(ctx, held); !errors.Is(err, objects.ErrNotFound) {
+		t.Fatalf("released blob: %v", err)
+	}
+}
