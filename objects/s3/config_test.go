@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"strings"
 	"syscall"
@@ -180,5 +181,39 @@ func TestWholeAsRange(t *testing.T) {
 	rc, _ := wholeAsRange(io.NopCloser(strings.NewReader("0123456780")), d, 10, 0, -1)
 	if _, err := io.ReadAll(rc); !errors.Is(err, objects.ErrCorrupt) {
 		t.Errorf("whole read of wrong bytes: %v, want ErrCorrupt", err)
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	s, err := New(context.Background(), Config{Endpoint: "minio:9000", Bucket: "wsfs", Prefix: "p", AccessKey: "k", SecretKey: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := objects.Sum([]byte("x"))
+	for _, tc := range []struct {
+		err  error
+		is   error
+		want string
+	}{
+		{minio.ErrorResponse{Code: "NoSuchKey", StatusCode: 404}, objects.ErrNotFound, "s3: open " + d.Short() + ": blob not in s3://wsfs/p (minio:9000)"},
+		{minio.ErrorResponse{Code: "NoSuchBucket", StatusCode: 404}, ErrNoBucket, "s3: bucket wsfs does not exist at minio:9000: create it or fix --store"},
+		{minio.ErrorResponse{Code: "AccessDenied", StatusCode: 403}, ErrAccess, "access denied: check the credentials in WSFS_S3_ACCESS_KEY_ID/WSFS_S3_SECRET_ACCESS_KEY (or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY) and their permissions on bucket wsfs"},
+		{minio.ErrorResponse{Code: "InvalidAccessKeyId", Message: "no\\nsuch key", StatusCode: 403}, ErrAccess, "the server rejected the credentials (InvalidAccessKeyId: no\\nsuch key)"},
+		{minio.ErrorResponse{Code: "AuthorizationHeaderMalformed", Region: "eu-west-1", StatusCode: 400}, ErrAccess, "the bucket is in region eu-west-1, not us-east-1: add region=eu-west-1 to --store"},
+		{minio.ErrorResponse{Code: "RequestTimeTooSkewed", StatusCode: 403}, ErrAccess, "clock is off"},
+		{minio.ErrorResponse{Code: "XAmzContentSHA256Mismatch", StatusCode: 400}, objects.ErrDigestMismatch, "do not hash to the digest"},
+		{minio.ErrorResponse{Code: "503 Service Unavailable", Message: "<html>\n<body>busy</body>\n</html>", StatusCode: 503}, nil, "s3: open " + d.Short() + " on s3://wsfs/p (minio:9000): 503 Service Unavailable: <html> <body>busy</body> </html>"},
+		{&url.Error{Op: "Get", URL: "http://minio:9000/wsfs/p/blobs", Err: &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}}, ErrUnreachable, "cannot reach minio:9000 (connection refused): start the server or fix the endpoint in --store"},
+		{&url.Error{Op: "Get", URL: "x", Err: &net.DNSError{Err: "no such host", Name: "minio", IsNotFound: true}}, ErrUnreachable, "cannot resolve minio (no such host): fix the endpoint in --store"},
+		{&url.Error{Op: "Get", URL: "x", Err: &net.OpError{Op: "read", Err: os.ErrDeadlineExceeded}}, ErrUnreachable, "minio:9000 did not answer in time"},
+		{fmt.Errorf("x: %w", context.DeadlineExceeded), context.DeadlineExceeded, "s3: open " + d.Short() + " on s3://wsfs/p (minio:9000): context deadline exceeded"},
+	} {
+		got := s.describe("open", d, tc.err)
+		if tc.is != nil && !errors.Is(got, tc.is) {
+			t.Errorf("describe(%v) = %v: does not wrap %v", tc.err, got, tc.is)
+		}
+		if !strings.Contains(got.Error(), tc.want) || !strings.HasPrefix(got.Error(), "s3: ") || strings.Contains(got.Error(), "\n") {
+			t.Errorf("describe(%v) =\n%q\nwant one line with\n%q", tc.err, got, tc.want)
+		}
 	}
 }

@@ -178,6 +178,8 @@ func (s *Store) describe(op string, d objects.Digest, err error) error {
 		case authCodes[er.Code]:
 			return classified(ErrAccess, "s3: %s on %s: the server rejected the credentials (%s: %s): check %s",
 				what, s.name, er.Code, oneLine(er.Message), credVars)
+		case er.Code == "RequestTimeTooSkewed":
+			return classified(ErrAccess, "s3: %s on %s: the server refused the request because this machine's clock is off: fix the time (NTP)", what, s.name)
 		case er.Code == "XAmzContentSHA256Mismatch":
 			return fmt.Errorf("s3: %s on %s: the server received bytes that do not hash to the digest: %w", what, s.name, objects.ErrDigestMismatch)
 		}
