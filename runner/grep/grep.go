@@ -55,6 +55,9 @@ func Grep(ctx context.Context, env *command.Env) int {
 	if err != nil {
 		return reportArgError(env, err)
 	}
+	for _, w := range o.warnings {
+		env.Errorf("warning: %s", w)
+	}
 	eng, warnings, err := newEngine(o)
 	for _, w := range warnings {
 		env.Errorf("warning: %s", w)
@@ -220,7 +223,7 @@ func (g *grep) operand(name string) {
 				return
 			}
 			g.fileError(name, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR})
-			if o.count {
+			if o.count || o.listNonMatching {
 				// GNU counts what it could read of the directory: nothing.
 				s := &fileSearch{g: g, name: name}
 				s.finish()

@@ -55,6 +55,8 @@ type options struct {
 	lineBuffered                         bool
 	initialTab                           bool
 
+	warnings []string // printed as "grep: warning: ..."
+
 	// rg only
 	rg           bool
 	countMatches bool    // --count-matches
@@ -91,6 +93,7 @@ var longOpts = []longOpt{
 	{"with-filename", 0, "H"}, {"no-filename", 0, "h"}, {"label", 1, "label"},
 	{"only-matching", 0, "o"}, {"quiet", 0, "q"}, {"silent", 0, "q"},
 	{"binary-files", 1, "binary-files"}, {"text", 0, "a"}, {"directories", 1, "d"},
+	{"unix-byte-offsets", 0, "u"}, {"binary", 0, "U"},
 	{"devices", 1, "D"}, {"recursive", 0, "r"}, {"dereference-recursive", 0, "R"},
 	{"include", 1, "include"}, {"exclude", 1, "exclude"}, {"exclude-from", 1, "exclude-from"},
 	{"exclude-dir", 1, "exclude-dir"}, {"files-without-match", 0, "L"},
@@ -270,8 +273,10 @@ func parseArgs(name string, args []string, readFile func(string) (string, error)
 			default:
 				return &fatalError{"invalid argument '" + val + "' for '--color'"}
 			}
-		case "U", "u":
-			// -U (binary) and -u (unix byte offsets) change nothing on Unix.
+		case "U":
+			// -U (binary) changes nothing on Unix.
+		case "u":
+			o.warnings = append(o.warnings, "--unix-byte-offsets (-u) is obsolete")
 		default:
 			return &usageError{"invalid option -- '" + key + "'"}
 		}

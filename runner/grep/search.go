@@ -381,6 +381,9 @@ func (s *fileSearch) writePrefix(ls, at int, sep byte) {
 		g.out.WriteString(strconv.FormatInt(s.bufBase+int64(at), 10))
 		g.out.WriteByte(sep)
 	}
+	if o.initialTab && (g.withName || o.lineNumber || o.byteOffset) {
+		g.out.WriteByte('\t')
+	}
 }
 
 // matchesIn lists the non-empty matches of record buf[ls:le].
