@@ -35,6 +35,9 @@ var modelPaths = []string{"a", "b", "d", "d/a", "d/b", "d/e", "d/e/a", "l", "l/a
 // apply mirrors the editor's rules on a snapshot; ok false means the
 // commit must fail and change nothing.
 func (s snapshot) apply(op Op) bool {
+	if op.Kind == OpRename {
+		return s.rename(op.Path, op.To)
+	}
 	parts := strings.Split(op.Path, "/")
 	for i := 1; i < len(parts); i++ {
 		parent := strings.Join(parts[:i], "/")
@@ -87,6 +90,52 @@ func (s snapshot) apply(op Op) bool {
 				delete(s, p)
 			}
 		}
+	}
+	return true
+}
+
+// rename mirrors rename(2) as the editor implements it.
+func (s snapshot) rename(from, to string) bool {
+	if from == to {
+		return true
+	}
+	src, ok := s[from]
+	if !ok || strings.HasPrefix(to, from+"/") {
+		return false
+	}
+	parts := strings.Split(to, "/")
+	for i := 1; i < len(parts); i++ {
+		parent := strings.Join(parts[:i], "/")
+		kind, ok := s[parent]
+		switch {
+		case !ok:
+			s[parent] = "d"
+		case kind != "d":
+			return false
+		}
+	}
+	if dst, ok := s[to]; ok {
+		switch {
+		case src == "d" && dst != "d", src != "d" && dst == "d":
+			return false
+		case dst == "d":
+			for p := range s {
+				if strings.HasPrefix(p, to+"/") {
+					return false
+				}
+			}
+		}
+		delete(s, to)
+	}
+	moved := map[string]string{}
+	for p, v := range s {
+		if p == from || strings.HasPrefix(p, from+"/") {
+			moved[to+strings.TrimPrefix(p, from)] = v
+			delete(s, p)
+		}
+	}
+	for p, v := range moved {
+		s[p] = v
 	}
 	return true
 }
@@ -165,7 +214,7 @@ func TestModel(t *testing.T) {
 				var ops []Op
 				for i, k := 0, rapid.IntRange(1, 4).Draw(rt, "nops"); i < k; i++ {
 					p := rapid.SampledFrom(modelPaths).Draw(rt, "path")
-					switch rapid.IntRange(0, 4).Draw(rt, "op") {
+					switch rapid.IntRange(0, 5).Draw(rt, "op") {
 					case 0, 1:
 						ops = append(ops, PutBytes(p, []byte(rapid.SampledFrom([]string{"x", "y", ""}).Draw(rt, "content")), 0, t0))
 					case 2:
@@ -174,6 +223,8 @@ func TestModel(t *testing.T) {
 						ops = append(ops, Symlink(p, "d", t0))
 					case 4:
 						ops = append(ops, Remove(p))
+					case 5:
+						ops = append(ops, Rename(p, rapid.SampledFrom(modelPaths).Draw(rt, "to")))
 					}
 				}
 				next := maps.Clone(w.revs[w.head])
