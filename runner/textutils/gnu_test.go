@@ -397,3 +397,38 @@ func TestGNUXargs(t *testing.T) {
 	}
 	diffCases(t, cases)
 }
+
+func TestGNUEncodings(t *testing.T) {
+	cases := lines("hello world\n",
+		"base64 a.txt", "base64 -w 20 a.txt", "base64 -w0 b.txt", "base64 bin.dat", "base64", "base64 empty.txt", "base64 missing.txt",
+		"base64 -d b64.txt", "base64 -d bad64.txt", "base64 -di bad64.txt", "base64 -d short64.txt", "base64 -w x a.txt", "base64 a.txt b.txt",
+		"md5sum a.txt", "md5sum a.txt b.txt", "md5sum", "md5sum -", "md5sum missing.txt a.txt", "md5sum -b a.txt", "md5sum --tag a.txt",
+		"sha1sum a.txt", "sha256sum a.txt b.txt", "sha512sum b.txt", "sha256sum -c sums.txt", "sha256sum -c --quiet sums.txt",
+		"sha256sum -c --status sums.txt", "sha256sum -c badsums.txt", "sha256sum -c --quiet badsums.txt", "sha256sum -c --status badsums.txt",
+		"sha256sum -c -w badsums.txt", "sha256sum -c --strict badsums.txt", "sha256sum -c a.txt", "sha256sum --quiet a.txt",
+		"sha256sum -c --ignore-missing badsums.txt", "md5sum sub", "md5sum -z a.txt",
+		"od a.txt", "od -c a.txt", "od -x b.txt", "od -A x -t x1 b.txt", "od -A n -c b.txt", "od -t x1 -t c b.txt", "od -v empty.txt",
+		"od bin.dat", "od -v bin.dat", "od -c bin.dat", "od -t d1 -t u1 -t a bin.dat", "od -j 2 -N 3 -c b.txt", "od -t x4 b.txt",
+		"od -A d -t o1 b.txt", "od -b b.txt", "od -d b.txt", "od -t x8 a.txt", "od -t d2 bin.dat", "od -w8 -t x1 a.txt", "od -t u4 bin.dat",
+		"od -t a utf8.txt", "od -N 4 a.txt", "od -j 100 b.txt", "od -A q b.txt", "od -t y b.txt", "od missing.txt",
+		"strings bin.dat", "strings -n 3 bin.dat", "strings -n 1 b.txt", "strings -t x bin.dat", "strings -t d bin.dat", "strings -a bin.dat",
+		"strings sub", "strings missing.txt", "strings -3 bin.dat",
+	)
+	diffCases(t, cases)
+}
+
+func TestGNUSplit(t *testing.T) {
+	seq700 := ""
+	for i := 1; i <= 700; i++ {
+		seq700 += fmt.Sprintln(i)
+	}
+	cases := []gnuCase{
+		{"split -l 2 a.txt", ""}, {"split -b 5 b.txt", ""}, {"split -n 2 a.txt", ""}, {"split -n l/2 a.txt", ""}, {"split -n r/3 a.txt", ""},
+		{"split -d -a 3 -l 1 b.txt pre_", ""}, {"split -n 2/3 a.txt", ""}, {"split -l 0 a.txt", ""}, {"split -b 2 --additional-suffix=.txt b.txt", ""},
+		{"split -l 1", seq700}, {"split missing.txt", ""}, {"split", ""}, {"split -l 3", "1\n2\n3\n4\n"}, {"split -C 10 a.txt", ""},
+		{"split -n l/3 -d a.txt", ""}, {"split -n 20 b.txt", ""}, {"split -e -n 20 b.txt", ""}, {"split -a 1 -l 1 a.txt", ""},
+		{"split -x -l 1 a.txt", ""}, {"split -b 1K a.txt", ""}, {"split -l 2 a.txt sub/part", ""}, {"split -3 b.txt", ""},
+		{"split --numeric-suffixes=5 -l 5 a.txt", ""},
+	}
+	diffCases(t, cases)
+}

@@ -1,0 +1,337 @@
+package textutils
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"strconv"
+	"strings"
+
+	"github.com/wsfs/wsfs/runner/command"
+)
+
+// odSpec is one output format of od: its kind (a c d o u x), element size
+// and printed field width.
+type odSpec struct {
+	kind  byte
+	size  int
+	width int
+	pad   int
+}
+
+var odWidths = map[byte]map[int]int{
+	'x': {1: 2, 2: 4, 4: 8, 8: 16},
+	'o': {1: 3, 2: 6, 4: 11, 8: 22},
+	'u': {1: 3, 2: 5, 4: 10, 8: 20},
+	'd': {1: 4, 2: 6, 4: 11, 8: 20},
+}
+
+func parseOdType(s string) ([]odSpec, string) {
+	var out []odSpec
+	for len(s) > 0 {
+		k := s[0]
+		s = s[1:]
+		switch k {
+		case 'a', 'c':
+			out = append(out, odSpec{kind: k, size: 1, width: 3})
+		case 'd', 'o', 'u', 'x':
+			size := 4
+			if len(s) > 0 {
+				switch s[0] {
+				case 'C':
+					size, s = 1, s[1:]
+				case 'S':
+					size, s = 2, s[1:]
+				case 'I':
+					size, s = 4, s[1:]
+				case 'L':
+					size, s = 8, s[1:]
+				default:
+					i := 0
+					for i < len(s) && isDigit(s[i]) {
+						i++
+					}
+					if i > 0 {
+						n, _ := strconv.Atoi(s[:i])
+						if _, ok := odWidths[k][n]; !ok {
+							return nil, fmt.Sprintf("invalid type string %s;\nthis system doesn't provide a %d-byte integral type", quote(string(k)+s), n)
+						}
+						size, s = n, s[i:]
+					}
+				}
+			}
+			if len(s) > 0 && s[0] == 'z' {
+				s = s[1:]
+			}
+			out = append(out, odSpec{kind: k, size: size, width: odWidths[k][size]})
+		case 'f':
+			return nil, "floating-point formats (-t f) are not supported in the runner; use -t x or -t d"
+		default:
+			return nil, fmt.Sprintf("invalid character '%c' in type string %s", k, quote(string(k)+s))
+		}
+	}
+	return out, ""
+}
+
+var odNames = []string{"nul", "soh", "stx", "etx", "eot", "enq", "ack", "bel", "bs", "ht", "nl", "vt", "ff", "cr", "so", "si",
+	"dle", "dc1", "dc2", "dc3", "dc4", "nak", "syn", "etb", "can", "em", "sub", "esc", "fs", "gs", "rs", "us", "sp"}
+
+func (s odSpec) format(b []byte) string {
+	switch s.kind {
+	case 'c':
+		c := b[0]
+		switch c {
+		case 0:
+			return `\0`
+		case '\a':
+			return `\a`
+		case '\b':
+			return `\b`
+		case '\f':
+			return `\f`
+		case '\n':
+			return `\n`
+		case '\r':
+			return `\r`
+		case '\t':
+			return `\t`
+		case '\v':
+			return `\v`
+		}
+		if c >= 32 && c < 127 {
+			return string(c)
+		}
+		return fmt.Sprintf("%03o", c)
+	case 'a':
+		c := b[0] & 0x7f
+		if c <= 32 {
+			return odNames[c]
+		}
+		if c == 127 {
+			return "del"
+		}
+		return string(c)
+	}
+	var u uint64
+	switch s.size {
+	case 1:
+		u = uint64(b[0])
+	case 2:
+		u = uint64(binary.LittleEndian.Uint16(b))
+	case 4:
+		u = uint64(binary.LittleEndian.Uint32(b))
+	case 8:
+		u = binary.LittleEndian.Uint64(b)
+	}
+	switch s.kind {
+	case 'x':
+		return fmt.Sprintf("%0*x", s.width, u)
+	case 'o':
+		return fmt.Sprintf("%0*o", s.width, u)
+	case 'u':
+		return strconv.FormatUint(u, 10)
+	}
+	var v int64
+	switch s.size {
+	case 1:
+		v = int64(int8(u))
+	case 2:
+		v = int64(int16(u))
+	case 4:
+		v = int64(int32(u))
+	default:
+		v = int64(u)
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// Od implements od.
+func Od(ctx context.Context, env *command.Env) int {
+	r := newRun(ctx, env)
+	flags, operands, st, ok := r.parse([]option{
+		{short: 'A', long: "address-radix", arg: reqArg}, {short: 't', long: "format", arg: reqArg},
+		{short: 'N', long: "read-bytes", arg: reqArg}, {short: 'j', long: "skip-bytes", arg: reqArg},
+		{short: 'v', long: "output-duplicates"}, {short: 'w', long: "width", arg: optArg},
+		{short: 'c', key: "tc"}, {short: 'x', key: "tx2"}, {short: 'o', key: "to2"}, {short: 'd', key: "tu2"},
+		{short: 'b', key: "to1"}, {short: 'i', key: "td4"}, {short: 'l', key: "td8"}, {short: 's', key: "td2"},
+		{short: 'a', key: "ta"}, {short: 'h', key: "tx2"}, {short: 'B', key: "to2"}, {short: 'D', key: "tu4"},
+		{short: 'O', key: "to4"}, {short: 'X', key: "tx4"}, {short: 'H', key: "tx4"}, {short: 'e', key: "tf"}, {short: 'f', key: "tf"},
+		{long: "endian", arg: reqArg}, {short: 'S', long: "strings", arg: optArg},
+	}, false, 1)
+	if !ok {
+		return st
+	}
+	radix := byte('o')
+	var specs []odSpec
+	limit, skip := int64(-1), int64(0)
+	dups := false
+	width := 16
+	for _, f := range flags {
+		switch {
+		case f.key == "address-radix":
+			if len(f.val) != 1 || !strings.Contains("doxn", f.val) {
+				env.Errorf("invalid output address radix '%s'; it must be one character from [doxn]", f.val)
+				return 1
+			}
+			radix = f.val[0]
+		case f.key == "format" || f.key[0] == 't' && len(f.key) <= 3:
+			t := f.val
+			if f.key != "format" {
+				t = f.key[1:]
+			}
+			s, msg := parseOdType(t)
+			if msg != "" {
+				env.Errorf("%s", msg)
+				return 1
+			}
+			specs = append(specs, s...)
+		case f.key == "read-bytes" || f.key == "skip-bytes":
+			n, err := parseOdNumber(f.val)
+			if err != nil {
+				env.Errorf("invalid %s argument %s", map[string]string{"read-bytes": "-N", "skip-bytes": "-j"}[f.key], quote(f.val))
+				return 1
+			}
+			if f.key == "read-bytes" {
+				limit = n
+			} else {
+				skip = n
+			}
+		case f.key == "output-duplicates":
+			dups = true
+		case f.key == "width":
+			width = 32
+			if f.hasVal {
+				n, err := strconv.Atoi(f.val)
+				if err != nil || n < 1 {
+					env.Errorf("invalid -w argument %s", quote(f.val))
+					return 1
+				}
+				width = n
+			}
+		case f.key == "endian" || f.key == "strings":
+			env.Errorf("--%s is not supported in the runner", f.key)
+			return 1
+		}
+	}
+	if len(specs) == 0 {
+		specs = []odSpec{{kind: 'o', size: 2, width: 6}}
+	}
+	for _, s := range specs {
+		if width%s.size != 0 {
+			env.Errorf("warning: invalid width %d; using %d instead", width, s.size)
+			width = s.size
+		}
+	}
+	perBlock := 0
+	for _, s := range specs {
+		perBlock = max(perBlock, (s.width+1)*(width/s.size))
+	}
+	for i := range specs {
+		specs[i].pad = perBlock - specs[i].width*(width/specs[i].size)
+	}
+	if len(operands) == 0 {
+		operands = []string{"-"}
+	}
+	var data []byte
+	status := 0
+	readAny := false
+	for _, name := range operands {
+		b, err := r.readFile(name)
+		if err != nil {
+			if r.ctx.Err() != nil {
+				return 1
+			}
+			env.Errorf("%s: %s", name, command.Strerror(err))
+			status = 1
+			continue
+		}
+		data = append(data, b...)
+		readAny = true
+	}
+	if !readAny {
+		return r.finish(status)
+	}
+	if skip > int64(len(data)) {
+		env.Errorf("cannot skip past end of combined input")
+		return 1
+	}
+	data = data[skip:]
+	if limit >= 0 && limit < int64(len(data)) {
+		data = data[:limit]
+	}
+	addr := func(off int64) string {
+		switch radix {
+		case 'd':
+			return fmt.Sprintf("%07d", off)
+		case 'x':
+			return fmt.Sprintf("%06x", off)
+		case 'n':
+			return ""
+		}
+		return fmt.Sprintf("%07o", off)
+	}
+	var prev []byte
+	starred := false
+	for off := 0; off < len(data); off += width {
+		if r.stopped() {
+			break
+		}
+		line := data[off:min(off+width, len(data))]
+		if !dups && prev != nil && len(line) == width && bytes.Equal(line, prev) {
+			if !starred {
+				r.out.WriteString("*\n")
+				starred = true
+			}
+			continue
+		}
+		starred = false
+		prev = line
+		a := addr(skip + int64(off))
+		for si, s := range specs {
+			if si == 0 {
+				r.out.WriteString(a)
+			} else {
+				r.out.WriteString(strings.Repeat(" ", len(a)))
+			}
+			fields := width / s.size
+			padLeft := s.pad
+			n := (len(line) + s.size - 1) / s.size
+			for i := 0; i < n; i++ {
+				elem := line[i*s.size : min((i+1)*s.size, len(line))]
+				if len(elem) < s.size {
+					elem = append(append([]byte(nil), elem...), make([]byte, s.size-len(elem))...)
+				}
+				next := s.pad * (fields - i - 1) / fields
+				fmt.Fprintf(r.out, "%*s", padLeft-next+s.width, s.format(elem))
+				padLeft = next
+			}
+			r.out.WriteByte('\n')
+		}
+	}
+	if radix != 'n' {
+		r.out.WriteString(addr(skip + int64(len(data))))
+		r.out.WriteByte('\n')
+	}
+	return r.finish(status)
+}
+
+// parseOdNumber reads od's byte counts: decimal, 0x hex, 0 octal, with
+// b, k, m suffixes.
+func parseOdNumber(s string) (int64, error) {
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(s, "b"):
+		mult, s = 512, s[:len(s)-1]
+	case strings.HasSuffix(s, "k") || strings.HasSuffix(s, "K"):
+		mult, s = 1024, s[:len(s)-1]
+	case strings.HasSuffix(s, "m") || strings.HasSuffix(s, "M"):
+		mult, s = 1<<20, s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 0, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("textutils: bad count %q", s)
+	}
+	return n * mult, nil
+}
