@@ -3,7 +3,8 @@
 // grep 3.8 in a UTF-8 locale; rg follows ripgrep 14 writing to a pipe.
 // Patterns are read by runner/internal/gnuregex, which translates what
 // RE2 can express to Go's regexp, runs record selection on a lazy DFA and
-// backtracks (with a step budget) for back-references.
+// backtracks (with a step budget) for back-references, and for \b \< \>
+// on lines with non-ASCII text (Go's \b knows only ASCII words).
 //
 // # grep, egrep, fgrep
 //
@@ -37,10 +38,6 @@
 //     refused with status 2 and a message naming RE2; \d \w \s \b are
 //     ASCII there.
 //   - Only a UTF-8 locale is emulated (LC_ALL is not read).
-//   - \b \B \< \> in a pattern that runs on Go's regexp (printing -o
-//     matches, or -w after the first word of a line is found) use ASCII
-//     word characters; record selection, -w and back-reference patterns
-//     use Unicode letters, digits and "_", as GNU does.
 //   - A back-reference pattern that needs more than 20 million
 //     backtracking steps on one line stops grep with status 2 ("pattern
 //     too complex") instead of running for minutes.

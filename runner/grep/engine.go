@@ -29,6 +29,7 @@ type engine struct {
 	bufRE   *regexp.Regexp // lineRE when it can run over many records at once
 	bt      *gnuregex.Matcher
 	btWord  *gnuregex.Matcher // -o -w after a first match, as GNU searches
+	uni     *engine           // for non-ASCII lines when Go's ASCII \b would differ
 	// dfa decides records fast when the patterns allow it; nil after it
 	// outgrows its state limit.
 	dfa     *gnuregex.DFA
@@ -94,7 +95,14 @@ func newEngine(o *options) (*engine, []string, error) {
 	// one; only the backtracker can tell, so such patterns go there.
 	if ok && !(e.word && p.CanMatchEmpty()) {
 		if err := e.compileGo(flags, expr, true); err == nil {
-			if p.BufferSafe() {
+			if p.UsesWordBoundaries() {
+				// Go's \b knows only ASCII: lines with other characters
+				// go to a backtracking twin with GNU's Unicode words.
+				uni := *e
+				uni.lineRE, uni.plainRE, uni.wordRE0, uni.wordRE2 = nil, nil, nil, nil
+				uni.bt = p.NewMatcher()
+				e.uni = &uni
+			} else if p.BufferSafe() {
 				e.bufRE = e.lineRE
 			}
 			return e, warnings, nil
@@ -231,6 +239,8 @@ func (e *engine) matchLine(ctx context.Context, line []byte) (bool, error) {
 		return false, nil
 	case e.literalFold != nil && indexFoldASCII(line, e.literalFold) < 0:
 		return false, nil
+	case e.uni != nil && !isASCII(line):
+		return e.uni.matchLine(ctx, line)
 	case e.dfa != nil:
 		ok, err := e.dfa.MatchRecord(line)
 		if err == nil {
@@ -313,6 +323,15 @@ func nextRune(b []byte, i int) int {
 	return i + n
 }
 
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // isWordRune is GNU's word constituent: a letter, a digit or "_".
 func isWordRune(r rune) bool {
 	if r < utf8.RuneSelf {
@@ -348,6 +367,9 @@ func (e *engine) eachMatch(ctx context.Context, line []byte, visit func(s, end i
 			visit(0, len(line))
 		}
 		return nil
+	}
+	if e.uni != nil && !isASCII(line) {
+		return e.uni.eachMatch(ctx, line, visit)
 	}
 	if e.lineRE != nil && !e.word {
 		for _, m := range e.plainRE.FindAllIndex(line, -1) {

@@ -38,6 +38,18 @@ func (p *Pattern) GoSyntax(captures bool) (string, bool) {
 	return e.b.String(), true
 }
 
+// UsesWordBoundaries reports whether the pattern holds \b \B \< or \>,
+// which Go's regexp decides with ASCII word characters only.
+func (p *Pattern) UsesWordBoundaries() bool {
+	return walkAny(p.root, func(n *node) bool {
+		switch n.op {
+		case opWordB, opNotWordB, opWordStart, opWordEnd:
+			return true
+		}
+		return false
+	})
+}
+
 // CanMatchEmpty reports whether some match may be empty.
 func (p *Pattern) CanMatchEmpty() bool { return nullable(p.root) }
 
