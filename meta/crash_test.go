@@ -190,6 +190,42 @@ func TestCrashAtRandomPoints(t *testing.T) {
 		db.Close()
 	}
 	t.Logf("%d reported revisions checked over %d kills", len(all), rounds)
+
+	// The store alone gives them back too.
+	store, err := objects.OpenDir(filepath.Join(dir, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recovered := filepath.Join(dir, "recovered.db")
+	if _, err := Recover(ctx, recovered, store, RecoverOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(ctx, recovered, store, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if rep, err := db.Fsck(ctx, FsckOptions{}); err != nil || !rep.OK() {
+		t.Fatalf("fsck after recover: %v %+v", err, rep)
+	}
+	w, err := db.Get(ctx, "crash/w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, r := range all {
+		if r.n < w.Oldest {
+			continue
+		}
+		rev, err := db.Show(ctx, Ref{"crash/w", r.n})
+		if err != nil || rev.Root != r.root {
+			t.Fatalf("recovered revision %d: %v (root %s, reported %s)", r.n, err, rev.Root.Short(), r.root.Short())
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no reported revision was recent enough to check after recover")
+	}
 }
 
 func parseReport(t *testing.T, l string) reported {
