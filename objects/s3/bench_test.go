@@ -6,8 +6,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/wsfs/wsfs/objects"
@@ -132,6 +134,76 @@ func BenchmarkOpen(b *testing.B) {
 					b.Fatalf("GetObject: %d bytes, %v", len(got), err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkCompare interleaves, within each iteration, the operations that
+// BenchmarkPut and BenchmarkOpen measure one after the other, and reports
+// the median milliseconds of each and their ratio to raw minio-go. On a
+// busy machine, load drifts between sub-benchmarks; interleaving gives
+// every operation the same load, so the ratios stay meaningful.
+func BenchmarkCompare(b *testing.B) {
+	srv := s3test.Start(b)
+	bucket := srv.Bucket(b)
+	ctx := context.Background()
+	raw := srv.Client(b)
+	for _, size := range benchSizes {
+		b.Run(sizeName(size), func(b *testing.B) {
+			head := config(srv, bucket, "cmp")
+			head.SkipExistingMin = 1
+			noHead := config(srv, bucket, "cmp")
+			noHead.SkipExistingMin = -1
+			stDefault, stHead, stNoHead := newStore(b, config(srv, bucket, "cmp")), newStore(b, head), newStore(b, noHead)
+			data := randBytes(size)
+			existing := randBytes(size)
+			ed, err := objects.PutBytes(ctx, stDefault, existing)
+			if err != nil {
+				b.Fatal(err)
+			}
+			fresh := func() ([]byte, objects.Digest) {
+				binary.LittleEndian.PutUint64(data, benchCounter.Add(1))
+				return data, objects.Sum(data)
+			}
+			times := map[string][]time.Duration{}
+			timed := func(name string, fn func() error) {
+				t0 := time.Now()
+				if err := fn(); err != nil {
+					b.Fatalf("%s: %v", name, err)
+				}
+				times[name] = append(times[name], time.Since(t0))
+			}
+			for b.Loop() {
+				for name, st := range map[string]objects.Store{"put-new-store": stDefault, "put-new-head": stHead, "put-new-nohead": stNoHead} {
+					buf, d := fresh()
+					timed(name, func() error { return st.Put(ctx, d, bytes.NewReader(buf), int64(size)) })
+				}
+				buf, d := fresh()
+				timed("put-new-raw", func() error {
+					_, err := raw.PutObject(ctx, bucket, "cmp/"+d.Key(), bytes.NewReader(buf), int64(size), minio.PutObjectOptions{})
+					return err
+				})
+				timed("put-existing-head", func() error { return stHead.Put(ctx, ed, bytes.NewReader(existing), int64(size)) })
+				timed("put-existing-nohead", func() error { return stNoHead.Put(ctx, ed, bytes.NewReader(existing), int64(size)) })
+				timed("open-store", func() error { _, err := objects.Get(ctx, stDefault, ed); return err })
+				timed("open-raw", func() error {
+					obj, err := raw.GetObject(ctx, bucket, "cmp/"+ed.Key(), minio.GetObjectOptions{})
+					if err != nil {
+						return err
+					}
+					defer obj.Close()
+					_, err = io.Copy(io.Discard, obj)
+					return err
+				})
+			}
+			med := map[string]float64{}
+			for name, ts := range times {
+				slices.Sort(ts)
+				med[name] = float64(ts[len(ts)/2]) / 1e6
+				b.ReportMetric(med[name], name+"-ms")
+			}
+			b.ReportMetric(med["put-new-store"]/med["put-new-raw"], "put-store/raw")
+			b.ReportMetric(med["open-store"]/med["open-raw"], "open-store/raw")
 		})
 	}
 }
