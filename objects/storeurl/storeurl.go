@@ -81,7 +81,7 @@ type Spec struct {
 // spec never holds).
 func (s Spec) String() string {
 	if s.Kind == KindFile {
-		return (&url.URL{Scheme: "file", Path: s.Path}).String()
+		return FolderURL(s.Path)
 	}
 	q := url.Values{}
 	q.Set("endpoint", s.S3.Endpoint)
@@ -279,7 +279,13 @@ func Default() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return (&url.URL{Scheme: "file", Path: filepath.Join(home, "objects")}).String(), nil
+	return FolderURL(filepath.Join(home, "objects")), nil
+}
+
+// FolderURL returns the file:// store URL of an absolute folder path,
+// escaped so that any path (spaces, '%', '?', '#') parses back to itself.
+func FolderURL(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.Clean(path)}).String()
 }
 
 // Options tune Open.

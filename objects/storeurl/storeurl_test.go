@@ -332,3 +332,12 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestFolderURL(t *testing.T) {
+	for _, p := range []string{"/var/lib/wsfs/objects", "/tmp/a b/50%off/#x?y", "/"} {
+		spec, err := storeurl.Parse(storeurl.FolderURL(p))
+		if err != nil || spec.Kind != storeurl.KindFile || spec.Path != p {
+			t.Errorf("Parse(FolderURL(%q) = %q) = %+v, %v", p, storeurl.FolderURL(p), spec, err)
+		}
+	}
+}
