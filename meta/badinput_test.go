@@ -131,6 +131,23 @@ func TestNewerSchemaRefused(t *testing.T) {
 	}
 }
 
+func TestForeignBoltFileRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), DBFileName)
+	bdb, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bdb.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("theirs")); return err })
+	bdb.Close()
+	before, _ := os.ReadFile(path)
+	if _, err := Open(context.Background(), path, objects.NewMemory(), Options{}); !errors.Is(err, ErrCorruptDB) {
+		t.Fatalf("open of a foreign bbolt file: %v", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Fatal("the foreign file was changed")
+	}
+}
+
 func TestUnknownWorkspaceAndRevision(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t, nil)

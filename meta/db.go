@@ -172,9 +172,15 @@ func openBolt(path string, opts Options) (bdb *bolt.DB, err error) {
 // an existing one and runs migrations.
 func (db *DB) initSchema() error {
 	var version uint64
+	var foreign bool
 	err := db.view(func(tx *bolt.Tx) error {
 		v, err := readSchema(tx)
 		version = v
+		if v == 0 {
+			// A bbolt file with buckets but no schema record is someone
+			// else's database: leave it alone.
+			foreign = tx.ForEach(func([]byte, *bolt.Bucket) error { return errors.New("has buckets") }) != nil
+		}
 		return err
 	})
 	if err != nil {
@@ -184,6 +190,9 @@ func (db *DB) initSchema() error {
 		return corruptf(db.path, "%v", err)
 	}
 	switch {
+	case foreign:
+		return fmt.Errorf("%w: %s is a bbolt file without a wsfs schema record (another program's database?); point wsfs at another folder, or move the file aside and run `wsfs recover`",
+			ErrCorruptDB, db.path)
 	case version > SchemaVersion:
 		return fmt.Errorf("%w: %s has schema version %d, this wsfs knows versions up to %d; use a newer wsfs (the file was left as it is)",
 			ErrSchemaTooNew, db.path, version, SchemaVersion)
