@@ -391,3 +391,41 @@ func TestFnmatch(t *testing.T) {
 }
 
 var _ command.Func = runLs
+
+// TestMoveAcrossMounts moves files and trees between /workspace and /tmp,
+// which rename refuses (EXDEV): mv copies and removes instead.
+func TestMoveAcrossMounts(t *testing.T) {
+	s := sandbox(t)
+	s.WriteFiles(t, map[string]string{"d/sub/c.txt": "gamma\n"})
+	if err := os.Symlink("b.txt", filepath.Join(s.Workspace, "d", "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"mv", "a.txt", "/tmp/a.txt"},
+		{"mv", "d", "/tmp/"},
+		{"mv", "/tmp/a.txt", "/workspace/back.txt"},
+		{"cp", "-a", "/tmp/d", "copy"},
+		{"cp", "back.txt", "/dev/null"},
+		{"mv", "-v", "/tmp/d/sub", "."},
+	} {
+		if r := run(t, s, "", args...); r.Code != 0 {
+			t.Fatalf("%v: exit %d %q", args, r.Code, r.Stderr)
+		}
+	}
+	want := map[string]string{
+		"back.txt": "alpha\n", "copy/b.txt": "beta\n", "copy/sub/c.txt": "gamma\n", "sub/c.txt": "gamma\n",
+	}
+	for name, content := range want {
+		if b, err := os.ReadFile(filepath.Join(s.Workspace, name)); err != nil || string(b) != content {
+			t.Errorf("%s = %q, %v", name, b, err)
+		}
+	}
+	if target, err := os.Readlink(filepath.Join(s.Workspace, "copy", "lnk")); err != nil || target != "b.txt" {
+		t.Errorf("copy/lnk -> %q, %v", target, err)
+	}
+	for _, gone := range []string{filepath.Join(s.Workspace, "a.txt"), filepath.Join(s.Workspace, "d"), filepath.Join(s.Tmp, "a.txt"), filepath.Join(s.Tmp, "d", "sub")} {
+		if _, err := os.Lstat(gone); err == nil {
+			t.Errorf("%s still exists", gone)
+		}
+	}
+}

@@ -701,7 +701,7 @@ func (f *finder) exec(args []string) int {
 		return 126
 	}
 	f.o.Flush()
-	return f.env.Exec(f.ctx, args, nil, f.env.Stdout, f.env.Stderr)
+	return f.env.Exec(f.ctx, args, f.env.Stdin, f.env.Stdout, f.env.Stderr)
 }
 
 func (f *finder) flushBatch(b *execBatch) {

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/md5"
+	goflag "flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -559,6 +560,15 @@ func TestGNUMisc(t *testing.T) {
 func TestMain(m *testing.M) {
 	// The GNU side runs in C.UTF-8; dates and ls compare in the same zone.
 	os.Setenv("TZ", "UTC")
+	// The differential cases wait on process start-up more than on the
+	// CPU: run more of them at once than -parallel's default (GOMAXPROCS),
+	// unless the caller chose.
+	goflag.Parse()
+	chosen := false
+	goflag.Visit(func(f *goflag.Flag) { chosen = chosen || f.Name == "test.parallel" })
+	if !chosen {
+		goflag.Set("test.parallel", "8")
+	}
 	dir, err := os.MkdirTemp("", "coreutils-templates")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
