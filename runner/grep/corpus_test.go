@@ -184,3 +184,45 @@ func TestGNUDifferentialGeneratedCorpus(t *testing.T) {
 	}
 	t.Logf("generated corpus: %d/%d same as GNU grep, %d known GNU quirks", pass, n, quirks)
 }
+
+// TestGNUDifferentialGeneratedFlags draws random option sets (context,
+// counts, listing, limits, several patterns) over two random files, to
+// exercise the output logic rather than the regexps.
+func TestGNUDifferentialGeneratedFlags(t *testing.T) {
+	gnu := gnuGrep(t)
+	sb := commandtest.New(t)
+	seed := int64(42)
+	if v := os.Getenv("GREP_CORPUS_SEED"); v != "" {
+		seed, _ = strconv.ParseInt(v, 10, 64)
+	}
+	rnd := rand.New(rand.NewSource(seed))
+	words := []string{"ab", "b", "x", "a.", `a\|x`, "^a", "b$", "A", "[[:upper:]]", ""}
+	flags := []string{"-n", "-b", "-c", "-v", "-o", "-l", "-L", "-h", "-H", "-i", "-w", "-x", "-q", "-s", "-Z",
+		"-m1", "-m2", "-A1", "-B1", "-C1", "-A2", "-B3", "-2", "-T"}
+	const n = 400
+	pass := 0
+	for i := 0; i < n; i++ {
+		files := map[string]string{"f1": randomInput(rnd) + randomInput(rnd), "f2": randomInput(rnd)}
+		sb.WriteFiles(t, files)
+		args := []string{"grep"}
+		for k := rnd.Intn(4); k > 0; k-- {
+			args = append(args, flags[rnd.Intn(len(flags))])
+		}
+		for k := 1 + rnd.Intn(2); k > 0; k-- {
+			args = append(args, "-e", words[rnd.Intn(len(words))])
+		}
+		args = append(args, "f1")
+		if rnd.Intn(2) == 0 {
+			args = append(args, "f2")
+		}
+		want := runGNU(t, gnu, sb.Workspace, "", args)
+		got := runOurs(sb, Grep, "", args)
+		if sameClass(want, got) {
+			pass++
+			continue
+		}
+		t.Errorf("%q on %q\nGNU:  code %d stdout %q stderr %q\nours: code %d stdout %q stderr %q",
+			args, files, want.code, want.stdout, want.stderr, got.code, got.stdout, got.stderr)
+	}
+	t.Logf("generated option sets: %d/%d same as GNU grep", pass, n)
+}

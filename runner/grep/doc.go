@@ -50,7 +50,6 @@
 //   - -r visits directory entries in name order (GNU: directory order);
 //     -R stops following directory links 40 deep instead of detecting
 //     cycles by inode; files are never probed for holes.
-//   - -T puts the tab after the prefix but does not pad numbers.
 //   - egrep and fgrep do not print GNU 3.8's "obsolescent" warning.
 //
 // # rg

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"strconv"
 	"unicode/utf8"
 )
@@ -27,6 +28,8 @@ type fileSearch struct {
 	selected       int64
 	matchCount     int64 // rg --count-matches
 	column         int   // rg --column of the record being printed (1-based)
+	numWidth       int   // -T: numbers are padded to this width
+	tabBeforeText  bool  // -T: GNU writes no tab before an empty line
 	binary         bool
 	binaryMatched  bool
 	binaryAt       int64 // offset of the first NUL (rg says where)
@@ -37,6 +40,9 @@ type fileSearch struct {
 
 func (g *grep) searchReader(name string, r io.Reader) {
 	s := &fileSearch{g: g, name: name, eol: g.eng.eol, lineno: 1, lastPrintedEnd: -1}
+	if g.o.initialTab {
+		s.numWidth = tabNumberWidth(r)
+	}
 	if cap(g.buf) < chunkSize {
 		g.buf = make([]byte, 0, chunkSize)
 	}
@@ -281,8 +287,9 @@ func (s *fileSearch) selectedRecord(ls, le int) {
 	}
 	if o.onlyMatching {
 		if !o.invert {
-			s.printMatches(ls, le)
+			s.printMatches(ls, le, ':')
 		}
+		s.lastPrintedEnd = after(le, len(s.buf)) // printed, if silently
 	} else {
 		s.printRecord(ls, le, ':')
 	}
@@ -326,7 +333,11 @@ func (s *fileSearch) printRecord(ls, le int, sep byte) {
 	g := s.g
 	line := s.buf[ls:le]
 	if g.o.onlyMatching {
-		// -o prints no context, but GNU still separates the groups.
+		// -o prints the matches of context lines too (there are some only
+		// with -v), and GNU separates the groups.
+		if sep == '-' {
+			s.printMatches(ls, le, '-')
+		}
 		s.lastPrintedEnd = after(le, len(s.buf))
 		return
 	}
@@ -340,6 +351,7 @@ func (s *fileSearch) printRecord(ls, le int, sep byte) {
 	case g.o.rg && sep == ':' && (g.o.replace != nil || g.o.column):
 		s.printRgLine(ls, le)
 	default:
+		s.tabBeforeText = len(line) > 0
 		s.writePrefix(ls, ls, sep)
 		g.out.Write(line)
 		g.out.WriteByte(s.eolOut())
@@ -370,7 +382,7 @@ func (s *fileSearch) writePrefix(ls, at int, sep byte) {
 	}
 	if o.lineNumber {
 		s.moveCount(ls)
-		g.out.WriteString(strconv.FormatInt(s.lineno, 10))
+		s.writeNumber(s.lineno)
 		g.out.WriteByte(sep)
 	}
 	if o.column && s.column > 0 {
@@ -378,12 +390,31 @@ func (s *fileSearch) writePrefix(ls, at int, sep byte) {
 		g.out.WriteByte(sep)
 	}
 	if o.byteOffset {
-		g.out.WriteString(strconv.FormatInt(s.bufBase+int64(at), 10))
+		s.writeNumber(s.bufBase + int64(at))
 		g.out.WriteByte(sep)
 	}
-	if o.initialTab && (g.withName || o.lineNumber || o.byteOffset) {
+	if o.initialTab && (g.withName || o.lineNumber || o.byteOffset) && s.tabBeforeText {
 		g.out.WriteByte('\t')
 	}
+}
+
+func (s *fileSearch) writeNumber(n int64) {
+	num := strconv.FormatInt(n, 10)
+	for i := len(num); i < s.numWidth; i++ {
+		s.g.out.WriteByte(' ')
+	}
+	s.g.out.WriteString(num)
+}
+
+// tabNumberWidth is how wide GNU's -T pads numbers: the digits of the
+// file's size, or of the largest offset when the size is unknown.
+func tabNumberWidth(r io.Reader) int {
+	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
+			return len(strconv.FormatInt(fi.Size(), 10))
+		}
+	}
+	return 19
 }
 
 // matchesIn lists the non-empty matches of record buf[ls:le].
@@ -455,7 +486,7 @@ func (s *fileSearch) printVimgrep(ls, le int) {
 }
 
 // printMatches prints each match of a selected record (-o).
-func (s *fileSearch) printMatches(ls, le int) {
+func (s *fileSearch) printMatches(ls, le int, sep byte) {
 	g := s.g
 	line := s.buf[ls:le]
 	err := g.eng.eachMatch(g.ctx, line, func(ms, me int) bool {
@@ -467,7 +498,8 @@ func (s *fileSearch) printMatches(ls, le int) {
 		if g.o.column {
 			s.column = ms + 1
 		}
-		s.writePrefix(ls, ls+ms, ':')
+		s.tabBeforeText = true
+		s.writePrefix(ls, ls+ms, sep)
 		s.column = 0
 		if g.o.replace != nil {
 			text = s.replaced(line, ms, me)
