@@ -120,11 +120,28 @@ func isTLSError(err error) bool {
 		strings.Contains(err.Error(), "server gave HTTP response to HTTPS client")
 }
 
-// retry runs fn until it succeeds, fails for good, runs out of attempts or
-// ctx ends. Backoff doubles from RetryBaseDelay to RetryMaxDelay; each wait
-// is drawn from [d/2, d] so that clients that failed together spread out.
-func (s *Store) retry(ctx context.Context, fn func(context.Context) error) error {
+// backoff waits before retry number n (1 for the first retry): the base
+// delay doubled n-1 times, capped, drawn from [d/2, d] so that clients
+// that failed together spread out. It returns early with ctx's error.
+func (s *Store) backoff(ctx context.Context, n int) error {
 	delay := s.cfg.RetryBaseDelay
+	for i := 1; i < n && delay < s.cfg.RetryMaxDelay; i++ {
+		delay *= 2
+	}
+	delay = min(delay, s.cfg.RetryMaxDelay)
+	t := time.NewTimer(delay/2 + rand.N(delay/2+1))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// retry runs fn until it succeeds, fails for good, runs out of attempts or
+// ctx ends, waiting with backoff between attempts.
+func (s *Store) retry(ctx context.Context, fn func(context.Context) error) error {
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -139,15 +156,9 @@ func (s *Store) retry(ctx context.Context, fn func(context.Context) error) error
 		if attempt >= s.cfg.MaxAttempts || !retryable(err) {
 			return err
 		}
-		wait := delay/2 + rand.N(delay/2+1)
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := s.backoff(ctx, attempt); err != nil {
+			return err
 		}
-		delay = min(2*delay, s.cfg.RetryMaxDelay)
 	}
 }
 

@@ -261,13 +261,14 @@ func (s *Store) Open(ctx context.Context, d objects.Digest, off, length int64) (
 		}
 		return nil, s.describe("open", d, err)
 	}
-	rd := ctxReader{ctx: ctx, rc: body, s: s, d: d}
+	rd := &bodyReader{ctx: ctx, s: s, d: d, body: body, pos: off, end: off + info.Size, etag: info.ETag}
 	total := info.Size
 	if cr := firstHeader(header, "Content-Range"); cr != "" {
 		total = rangeTotal(cr, total)
 	} else if opts.Header().Get("Range") != "" {
 		// The server ignored the Range header and sent the whole blob:
 		// serve the range out of it rather than the wrong bytes.
+		rd.pos, rd.end = 0, total
 		return wholeAsRange(rd, d, total, off, length)
 	}
 	if off == 0 && info.Size == total {
@@ -296,28 +297,76 @@ func wholeAsRange(body io.ReadCloser, d objects.Digest, size, off, length int64)
 	}{io.LimitReader(body, n), body}, nil
 }
 
-// ctxReader turns a body read that failed because ctx ended (or the
-// connection broke) into a one-line store error.
-type ctxReader struct {
-	ctx context.Context
-	rc  io.ReadCloser
-	s   *Store
-	d   objects.Digest
+// bodyReader reads a GET response body. If the connection breaks in the
+// middle (reset, unexpected EOF, timeout), it asks for the rest with a
+// Range GET pinned to the same ETag, with the store's backoff and attempt
+// budget, so that a hiccup does not fail a large read. Other failures, and
+// ctx ending, become one-line store errors.
+type bodyReader struct {
+	ctx     context.Context
+	s       *Store
+	d       objects.Digest
+	body    io.ReadCloser
+	pos     int64  // offset in the blob of the next byte
+	end     int64  // offset just past the last byte of the range
+	etag    string // the object version being read
+	resumes int
 }
 
-func (c ctxReader) Read(p []byte) (int, error) {
-	n, err := c.rc.Read(p)
-	if err != nil && err != io.EOF {
-		if c.ctx.Err() != nil {
-			err = fmt.Errorf("s3: read %s on %s: %w", c.d.Short(), c.s.name, c.ctx.Err())
-		} else {
-			err = c.s.describe("read", c.d, err)
+func (r *bodyReader) Read(p []byte) (int, error) {
+	for {
+		n, err := r.body.Read(p)
+		r.pos += int64(n)
+		if err == io.EOF && r.pos < r.end {
+			err = io.ErrUnexpectedEOF
+		}
+		if err == nil || err == io.EOF {
+			return n, err
+		}
+		if r.ctx.Err() != nil {
+			return n, fmt.Errorf("s3: read %s on %s: %w", r.d.Short(), r.s.name, r.ctx.Err())
+		}
+		if !retryable(err) || r.resumes+1 >= r.s.cfg.MaxAttempts || r.etag == "" {
+			return n, r.s.describe("read", r.d, err)
+		}
+		if rerr := r.resume(); rerr != nil {
+			return n, rerr
+		}
+		if n > 0 {
+			return n, nil
 		}
 	}
-	return n, err
 }
 
-func (c ctxReader) Close() error { return c.rc.Close() }
+// resume replaces the broken body with one for the bytes not read yet.
+func (r *bodyReader) resume() error {
+	r.body.Close()
+	r.resumes++
+	if err := r.s.backoff(r.ctx, r.resumes); err != nil {
+		return fmt.Errorf("s3: read %s on %s: %w", r.d.Short(), r.s.name, err)
+	}
+	var opts minio.GetObjectOptions
+	if err := opts.SetRange(r.pos, r.end-1); err != nil {
+		return fmt.Errorf("s3: read %s: %w", r.d.Short(), err)
+	}
+	if err := opts.SetMatchETag(r.etag); err != nil {
+		return fmt.Errorf("s3: read %s: %w", r.d.Short(), err)
+	}
+	body, _, header, err := r.s.core.GetObject(r.ctx, r.s.cfg.Bucket, r.s.key(r.d), opts)
+	if err != nil {
+		r.body = io.NopCloser(bytes.NewReader(nil))
+		return r.s.describe("read", r.d, err)
+	}
+	if firstHeader(header, "Content-Range") == "" {
+		body.Close() // the server sent the whole object again, not the rest
+		r.body = io.NopCloser(bytes.NewReader(nil))
+		return fmt.Errorf("s3: read %s on %s: connection lost and the server does not resume with Range", r.d.Short(), r.s.name)
+	}
+	r.body = body
+	return nil
+}
+
+func (r *bodyReader) Close() error { return r.body.Close() }
 
 func firstHeader(h map[string][]string, k string) string {
 	if v := h[k]; len(v) > 0 {
