@@ -23,9 +23,14 @@
 //		Prefix:   "prod",
 //	})
 //
+// R2 also accepts us-east-1 (the default) as an alias of auto.
+//
 // MinIO: endpoint host:port, Secure false for plain HTTP, region us-east-1
 // (the default), path-style addressing (chosen automatically for endpoints
 // that are not AWS).
+//
+// Check (bucket exists, credentials work, one request) is what commands
+// call at start; objects/storeurl does it when it opens a store.
 //
 // # Behaviour
 //
@@ -39,8 +44,10 @@
 //
 // Every call is retried with exponential backoff and full jitter on transient
 // failures (5xx, 429/SlowDown, timeouts, connection reset or refused), within
-// the caller's context and Config.MaxAttempts. Authentication errors and a
-// missing bucket are never retried. Errors are one line naming the store and
+// the caller's context and Config.MaxAttempts; a download cut in the middle
+// resumes where it broke (a Range GET pinned to the object's ETag), and a
+// listing resumes after the last key it saw. Authentication errors, a wrong
+// region and a missing bucket are never retried. Errors are one line naming the store and
 // the fix, and wrap ErrNoBucket, ErrAccess or ErrUnreachable where they apply
 // (besides objects.ErrNotFound, objects.ErrCorrupt and
 // objects.ErrDigestMismatch).
