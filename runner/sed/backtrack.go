@@ -15,6 +15,7 @@ type backtracker struct {
 	ncap  int
 	icase bool
 	mline bool
+	nl    byte // the line separator M anchors at
 
 	// per-search state
 	b       []byte
@@ -121,7 +122,7 @@ func (bt *backtracker) m(n *reNode, i int, k func(int) bool) bool {
 		if i >= len(b) {
 			return false
 		}
-		if bt.mline && b[i] == '\n' {
+		if bt.mline && b[i] == bt.nl {
 			return false
 		}
 		_, size := utf8.DecodeRune(b[i:])
@@ -134,7 +135,7 @@ func (bt *backtracker) m(n *reNode, i int, k func(int) bool) bool {
 		if r == utf8.RuneError && size == 1 {
 			r = rune(b[i]) | rawByte
 		}
-		if bt.mline && n.cls.neg && r == '\n' {
+		if bt.mline && n.cls.neg && r == rune(bt.nl) {
 			return false
 		}
 		if !n.cls.has(r, bt.icase) {
@@ -142,12 +143,12 @@ func (bt *backtracker) m(n *reNode, i int, k func(int) bool) bool {
 		}
 		return k(i + size)
 	case opBOL:
-		if i == 0 || bt.mline && b[i-1] == '\n' {
+		if i == 0 || bt.mline && b[i-1] == bt.nl {
 			return k(i)
 		}
 		return false
 	case opEOL:
-		if i == len(b) || bt.mline && b[i] == '\n' {
+		if i == len(b) || bt.mline && b[i] == bt.nl {
 			return k(i)
 		}
 		return false

@@ -194,6 +194,13 @@ func (m *machine) endCycle(autoprint bool) error {
 }
 
 func (m *machine) flushAppends() error {
+	if len(m.appends) > 0 && m.out.missing {
+		// GNU ends an unterminated last line before the queue, even when
+		// the queue turns out to print nothing.
+		if err := m.out.write(m.opts.sep); err != nil {
+			return writeErr(m.out, err)
+		}
+	}
 	for _, a := range m.appends {
 		if a.fname == "" {
 			if err := m.out.write(m.opts.sep, a.text); err != nil {
@@ -406,13 +413,13 @@ func (m *machine) exec() (restart bool, err error) {
 		case 'a':
 			m.appends = append(m.appends, appendItem{text: c.text})
 		case 'i':
-			if err := m.out.write(sep, c.text); err != nil {
-				return false, writeErr(m.out, err)
+			if err := m.writeText(c.text); err != nil {
+				return false, err
 			}
 		case 'c':
 			if c.state != rangeActive {
-				if err := m.out.write(sep, c.text); err != nil {
-					return false, writeErr(m.out, err)
+				if err := m.writeText(c.text); err != nil {
+					return false, err
 				}
 			}
 			return false, m.endCycle(false)
@@ -561,6 +568,18 @@ func (m *machine) exec() (restart bool, err error) {
 		}
 	}
 	return false, m.endCycle(true)
+}
+
+// writeText prints the text of i or c: its last newline is the line
+// separator (a NUL with -z), as in GNU's output_line.
+func (m *machine) writeText(text []byte) error {
+	if len(text) == 0 {
+		return nil
+	}
+	if err := m.out.line(text[:len(text)-1], m.opts.sep, true); err != nil {
+		return writeErr(m.out, err)
+	}
+	return nil
 }
 
 // firstLine is the pattern space up to its first separator, and whether

@@ -84,7 +84,7 @@ func runGNUAll(t testing.TB, sedPath string, cases []sedCase) []sedResult {
 }
 
 func runGNUIn(sedPath, dir string, c sedCase) (sedResult, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, sedPath, c.args...)
 	cmd.Dir = dir
@@ -123,7 +123,9 @@ func runOursIn(t testing.TB, sb *commandtest.Sandbox, c sedCase) sedResult {
 		vars[k] = v
 	}
 	env.Getenv = func(k string) string { return vars[k] }
-	code := Run(context.Background(), env)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	code := Run(ctx, env)
 	return sedResult{stdout: out.String(), stderr: errb.String(), code: code, files: readTree(t, sb.Workspace)}
 }
 

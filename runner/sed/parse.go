@@ -109,6 +109,7 @@ type parser struct {
 	line   int
 
 	ere     bool
+	nul     bool // -z: lines end with NUL
 	quiet   bool // set by #n
 	cmds    []*cmd
 	blocks  []int
@@ -363,7 +364,7 @@ func (p *parser) address(second bool) (*address, error) {
 			}
 			return a, nil
 		}
-		rx, err := compileRegex(re, p.ere, icase, mline)
+		rx, err := compileRegex(re, p.ere, icase, mline, p.nul)
 		if err != nil {
 			return nil, p.regexErr(err)
 		}
@@ -776,7 +777,7 @@ flags:
 		}
 	}
 	if re != "" {
-		rx, err := compileRegex(re, p.ere, s.icase, s.mline)
+		rx, err := compileRegex(re, p.ere, s.icase, s.mline, p.nul)
 		if err != nil {
 			return p.regexErr(err)
 		}

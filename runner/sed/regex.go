@@ -728,7 +728,10 @@ func (rx *regex) useGo(b []byte) bool {
 }
 
 // compileRegex compiles a GNU BRE (or ERE) with sed's I and M flags.
-func compileRegex(src string, ere, icase, mline bool) (*regex, error) {
+//
+// With -z (nul), M anchors at NUL bytes, which Go regexp cannot do: those
+// regexes use the backtracker.
+func compileRegex(src string, ere, icase, mline, nul bool) (*regex, error) {
 	tree, ngroups, backref, err := parseRegex(expandEscapes(src), ere)
 	if err != nil {
 		return nil, err
@@ -738,8 +741,11 @@ func compileRegex(src string, ere, icase, mline bool) (*regex, error) {
 		rx.lit = lit
 		return rx, nil
 	}
-	rx.bt = &backtracker{root: tree, ncap: 2 * (ngroups + 1), icase: icase, mline: mline}
-	if !backref {
+	rx.bt = &backtracker{root: tree, ncap: 2 * (ngroups + 1), icase: icase, mline: mline, nl: '\n'}
+	if nul {
+		rx.bt.nl = 0
+	}
+	if !backref && !(mline && nul) {
 		if syntax, ok := toGo(tree, icase, mline); ok {
 			if re, err := regexp.Compile(syntax); err == nil {
 				re.Longest()

@@ -296,7 +296,7 @@ func Run(ctx context.Context, env *command.Env) int {
 
 	stdout := &output{name: "stdout", w: bufio.NewWriterSize(env.Stdout, 64<<10), flush: opts.unbuf}
 	stderr := &output{name: "stderr", w: bufio.NewWriterSize(env.Stderr, 512), flush: true}
-	p := &parser{chunks: opts.chunks, ere: opts.ere, outputs: map[string]*output{}}
+	p := &parser{chunks: opts.chunks, ere: opts.ere, nul: opts.sep == 0, outputs: map[string]*output{}}
 	p.openOut = func(name string) (*output, error) {
 		switch name {
 		case "/dev/stdout":
