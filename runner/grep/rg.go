@@ -9,6 +9,7 @@ import (
 	"path"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +38,8 @@ type rgOptions struct {
 	types       []string
 	notTypes    []string
 	typeAdds    []string
+	typeClears  []string
+	typeDefs    map[string][]string // builtinTypes with this command line's changes
 	listFiles   bool
 	typeList    bool
 	noMessages  bool
@@ -44,8 +47,9 @@ type rgOptions struct {
 	paths       []string
 }
 
-// rgTypes is ripgrep's built-in file types that agents use most.
-var rgTypes = map[string][]string{
+// builtinTypes is ripgrep's built-in file types that agents use most;
+// each invocation works on its own copy (--type-add, --type-clear).
+var builtinTypes = map[string][]string{
 	"c":          {"*.c", "*.h", "*.H", "*.cats"},
 	"cpp":        {"*.C", "*.cc", "*.cpp", "*.cxx", "*.c++", "*.h", "*.H", "*.hh", "*.hpp", "*.hxx", "*.inl"},
 	"cs":         {"*.cs"},
@@ -172,14 +176,35 @@ func Rg(ctx context.Context, env *command.Env) int {
 			}
 		}
 	}
+	ro.typeDefs = make(map[string][]string, len(builtinTypes))
+	for name, globs := range builtinTypes {
+		ro.typeDefs[name] = globs
+	}
+	for _, name := range ro.typeClears {
+		ro.typeDefs[name] = nil
+	}
+	for _, spec := range ro.typeAdds {
+		name, glob, ok := strings.Cut(spec, ":")
+		if !ok {
+			env.Errorf("invalid definition (format is type:glob, e.g., html:*.html): %s", spec)
+			return 2
+		}
+		if other, ok := strings.CutPrefix(glob, "include:"); ok {
+			for _, o := range strings.Split(other, ",") {
+				ro.typeDefs[name] = slices.Concat(ro.typeDefs[name], ro.typeDefs[o])
+			}
+			continue
+		}
+		ro.typeDefs[name] = slices.Concat(ro.typeDefs[name], []string{glob})
+	}
 	if ro.typeList {
-		names := make([]string, 0, len(rgTypes))
-		for n := range rgTypes {
+		names := make([]string, 0, len(ro.typeDefs))
+		for n := range ro.typeDefs {
 			names = append(names, n)
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			fmt.Fprintf(env.Stdout, "%s: %s\n", n, strings.Join(rgTypes[n], ", "))
+			fmt.Fprintf(env.Stdout, "%s: %s\n", n, strings.Join(ro.typeDefs[n], ", "))
 		}
 		return 0
 	}
@@ -192,22 +217,8 @@ func Rg(ctx context.Context, env *command.Env) int {
 		positional = positional[1:]
 	}
 	ro.paths = positional
-	for _, spec := range ro.typeAdds {
-		name, glob, ok := strings.Cut(spec, ":")
-		if !ok {
-			env.Errorf("invalid definition (format is type:glob, e.g., html:*.html): %s", spec)
-			return 2
-		}
-		if other, ok := strings.CutPrefix(glob, "include:"); ok {
-			for _, o := range strings.Split(other, ",") {
-				rgTypes[name] = append(rgTypes[name], rgTypes[o]...)
-			}
-			continue
-		}
-		rgTypes[name] = append(rgTypes[name], glob)
-	}
 	for _, t := range append(append([]string(nil), ro.types...), ro.notTypes...) {
-		if _, ok := rgTypes[t]; !ok && t != "all" {
+		if _, ok := ro.typeDefs[t]; !ok && t != "all" {
 			env.Errorf("error parsing flag -t: unrecognized file type: %s", t)
 			return 2
 		}
@@ -328,7 +339,7 @@ func applyRgFlag(env *command.Env, o *options, ro *rgOptions, f, val string, rea
 	case "--type-add":
 		ro.typeAdds = append(ro.typeAdds, val)
 	case "--type-clear":
-		delete(rgTypes, val)
+		ro.typeClears = append(ro.typeClears, val)
 	case "--type-list":
 		ro.typeList = true
 	case "--files":
@@ -772,7 +783,7 @@ func (w *rgWalker) relative(child string) string {
 func (w *rgWalker) typeAllowed(name string) bool {
 	matches := func(t string) bool {
 		if t == "all" {
-			for tn := range rgTypes {
+			for tn := range w.ro.typeDefs {
 				if w.typeMatches(tn, name) {
 					return true
 				}
@@ -798,7 +809,7 @@ func (w *rgWalker) typeAllowed(name string) bool {
 }
 
 func (w *rgWalker) typeMatches(t, name string) bool {
-	for _, glob := range rgTypes[t] {
+	for _, glob := range w.ro.typeDefs[t] {
 		if ok, _ := path.Match(glob, name); ok {
 			return true
 		}

@@ -2,6 +2,7 @@ package grep
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/wsfs/wsfs/runner/command/commandtest"
@@ -84,6 +85,10 @@ func TestRgNonTTY(t *testing.T) {
 		{"rg hello", "hello stdin\nbye\n", "hello stdin\n", 0},
 		{"rg -H hello", "hello stdin\n", "<stdin>:hello stdin\n", 0},
 		{"rg nomatch a.txt", "", "", 1},
+		{"rg --type-add web:*.md -t web hello", "", "docs/README.md:# hello docs\n", 0},
+		{"rg --type-add mine:include:go,rust -t mine -l hello", "", "src/lib/x.rs\nsrc/main.go\nsub/dir/deep.go\n", 0},
+		{"rg --type-clear go -t go hello", "", "", 1},
+		{"rg -t go -l hello", "", "src/main.go\nsub/dir/deep.go\n", 0},
 	}
 	for _, c := range cases {
 		got := sb.Run(context.Background(), Rg, c.stdin, splitArgs(c.cmd)...)
@@ -110,5 +115,26 @@ func TestRgErrors(t *testing.T) {
 		if got.Code != 2 || got.Stderr != c.wantErr {
 			t.Errorf("%s: got code %d stderr %q, want 2 and %q", c.cmd, got.Code, got.Stderr, c.wantErr)
 		}
+	}
+}
+
+func TestRgTypeList(t *testing.T) {
+	sb := commandtest.New(t)
+	r := sb.Run(context.Background(), Rg, "", "rg", "--type-list")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "go: *.go\n") || !strings.Contains(r.Stdout, "rust: *.rs\n") {
+		t.Errorf("--type-list: code %d stdout %q", r.Code, r.Stdout)
+	}
+}
+
+func TestCommandsListsAllFour(t *testing.T) {
+	want := map[string]bool{"grep": true, "egrep": true, "fgrep": true, "rg": true}
+	for _, c := range Commands() {
+		if !want[c.Name] || c.Func == nil || c.Summary == "" || len(c.Flags) == 0 {
+			t.Errorf("bad spec %+v", c)
+		}
+		delete(want, c.Name)
+	}
+	if len(want) != 0 {
+		t.Errorf("missing commands: %v", want)
 	}
 }
