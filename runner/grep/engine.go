@@ -12,10 +12,12 @@ import (
 	"github.com/wsfs/wsfs/runner/internal/gnuregex"
 )
 
-// engine decides which records match and where. It runs Go's regexp when
-// the patterns allow it and gnuregex's backtracker when they use
-// back-references; a literal every match must contain is searched first
-// with bytes.Index, so most of a file is never seen by a regexp.
+// engine decides which records match and where. A literal every match
+// must contain is searched first (bytes.Index, or an ASCII case-folding
+// scan for -i), so most of a file is never seen by an automaton; records
+// are then decided by gnuregex's lazy DFA when the patterns allow it,
+// else by Go's regexp, else (back-references) by gnuregex's backtracker.
+// Match positions (-o) come from Go's regexp or the backtracker.
 type engine struct {
 	eol       byte
 	none      bool // no pattern at all: nothing matches

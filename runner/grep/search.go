@@ -70,7 +70,12 @@ func (g *grep) searchReader(name string, r io.Reader) {
 			break
 		}
 		if n > 0 && s.checkBinary(old) {
-			return // -I: a binary file never matches
+			// -I: a binary file never matches (rg: skipped silently).
+			if !g.o.rg {
+				s.selected = 0
+				s.finish()
+			}
+			return
 		}
 		lim := len(s.buf)
 		if !eof {
