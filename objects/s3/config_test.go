@@ -201,7 +201,7 @@ func TestDescribe(t *testing.T) {
 		{minio.ErrorResponse{Code: "InvalidAccessKeyId", Message: "no\\nsuch key", StatusCode: 403}, ErrAccess, "the server rejected the credentials (InvalidAccessKeyId: no\\nsuch key)"},
 		{minio.ErrorResponse{Code: "AuthorizationHeaderMalformed", Region: "eu-west-1", StatusCode: 400}, ErrAccess, "the bucket is in region eu-west-1, not us-east-1: add region=eu-west-1 to --store"},
 		{minio.ErrorResponse{Code: "RequestTimeTooSkewed", StatusCode: 403}, ErrAccess, "clock is off"},
-		{minio.ErrorResponse{Code: "XAmzContentSHA256Mismatch", StatusCode: 400}, objects.ErrDigestMismatch, "do not hash to the digest"},
+		{minio.ErrorResponse{Code: "XAmzContentSHA256Mismatch", StatusCode: 400}, nil, "do not hash to the digest, which were right when sent"},
 		{minio.ErrorResponse{Code: "503 Service Unavailable", Message: "<html>\n<body>busy</body>\n</html>", StatusCode: 503}, nil, "s3: open " + d.Short() + " on s3://wsfs/p (minio:9000): 503 Service Unavailable: <html> <body>busy</body> </html>"},
 		{&url.Error{Op: "Get", URL: "http://minio:9000/wsfs/p/blobs", Err: &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}}, ErrUnreachable, "cannot reach minio:9000 (connection refused): start the server or fix the endpoint in --store"},
 		{&url.Error{Op: "Get", URL: "x", Err: &net.DNSError{Err: "no such host", Name: "minio", IsNotFound: true}}, ErrUnreachable, "cannot resolve minio (no such host): fix the endpoint in --store"},

@@ -57,6 +57,10 @@ var transientCodes = map[string]bool{
 	"TooManyRequests":            true,
 	"OperationAborted":           true,
 	"XMinioServerNotInitialized": true,
+	// Put verified the bytes before sending them, so a payload that does
+	// not match its hash at the server was damaged on the way.
+	"XAmzContentSHA256Mismatch": true,
+	"BadDigest":                 true,
 }
 
 func s3Error(err error) (minio.ErrorResponse, bool) {
@@ -192,7 +196,7 @@ func (s *Store) describe(op string, d objects.Digest, err error) error {
 		case er.Code == "RequestTimeTooSkewed":
 			return classified(ErrAccess, "s3: %s on %s: the server refused the request because this machine's clock is off: fix the time (NTP)", what, s.name)
 		case er.Code == "XAmzContentSHA256Mismatch":
-			return fmt.Errorf("s3: %s on %s: the server received bytes that do not hash to the digest: %w", what, s.name, objects.ErrDigestMismatch)
+			return fmt.Errorf("s3: %s on %s: the server received bytes that do not hash to the digest, which were right when sent: check the network and any proxy on the way", what, s.name)
 		}
 		code := er.Code
 		if code == "" {
