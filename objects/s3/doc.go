@@ -37,7 +37,7 @@
 // Put hashes the bytes before uploading (in memory up to 8 MiB, in a temp
 // file above) and stores nothing if they do not match the digest. The
 // upload itself carries the SHA-256 as its signed payload hash, so the server
-// also rejects bytes damaged on the way. A blob already stored with the
+// also refuses bytes damaged on the way (and Put sends them again). A blob already stored with the
 // right size is not uploaded again (see Config.SkipExistingMin). Whole-blob
 // reads are verified with objects.VerifyingReader; ranges are plain Range
 // GETs.

@@ -242,7 +242,7 @@ func (s *Server) waitReady(limit time.Duration) error {
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return nil
+				return s.checkOwn()
 			}
 		}
 		select {
@@ -253,6 +253,27 @@ func (s *Server) waitReady(limit time.Duration) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("s3test: minio not ready at %s after %v: %s", s.Endpoint, limit, s.log.tail())
 		}
+	}
+}
+
+// checkOwn makes sure the server answering on the port is the one just
+// started (another test binary's MinIO may have taken the port first): it
+// must accept this server's credentials, and our process must be alive.
+func (s *Server) checkOwn() error {
+	c, err := minio.New(s.Endpoint, &minio.Options{Creds: credentials.NewStaticV4(s.AccessKey, s.SecretKey, ""), Region: s.Region})
+	if err != nil {
+		return fmt.Errorf("s3test: client: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.ListBuckets(ctx); err != nil {
+		return fmt.Errorf("s3test: the server on %s is not the minio just started: %w", s.Endpoint, err)
+	}
+	select {
+	case <-s.exited:
+		return fmt.Errorf("s3test: minio exited at start: %s", s.log.tail())
+	default:
+		return nil
 	}
 }
 
