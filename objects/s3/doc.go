@@ -36,19 +36,20 @@
 //
 // Put hashes the bytes before uploading (in memory up to 8 MiB, in a temp
 // file above) and stores nothing if they do not match the digest. The
-// upload itself carries the SHA-256 as its signed payload hash, so the server
-// also refuses bytes damaged on the way (and Put sends them again). A blob already stored with the
-// right size is not uploaded again (see Config.SkipExistingMin). Whole-blob
-// reads are verified with objects.VerifyingReader; ranges are plain Range
-// GETs.
+// upload carries the SHA-256 as its signed payload hash, so the server also
+// refuses bytes damaged on the way (and Put sends them again). A large blob
+// already stored with the right size is not uploaded again (see
+// Config.SkipExistingMin for the measured trade-off). Whole-blob reads are
+// verified with objects.VerifyingReader; ranges are plain Range GETs.
 //
-// Every call is retried with exponential backoff and full jitter on transient
-// failures (5xx, 429/SlowDown, timeouts, connection reset or refused), within
-// the caller's context and Config.MaxAttempts; a download cut in the middle
-// resumes where it broke (a Range GET pinned to the object's ETag), and a
+// Every call is retried on transient failures (5xx, 429/SlowDown, timeouts,
+// connection reset or refused) with exponential backoff and jitter, within
+// the caller's context and Config.MaxAttempts. A download cut in the middle
+// resumes where it broke (a Range GET pinned to the object's ETag); a
 // listing resumes after the last key it saw. Authentication errors, a wrong
-// region and a missing bucket are never retried. Errors are one line naming the store and
-// the fix, and wrap ErrNoBucket, ErrAccess or ErrUnreachable where they apply
-// (besides objects.ErrNotFound, objects.ErrCorrupt and
-// objects.ErrDigestMismatch).
+// region and a missing bucket are never retried.
+//
+// Errors are one line naming the store and the fix. They wrap ErrNoBucket,
+// ErrAccess or ErrUnreachable where those apply, besides
+// objects.ErrNotFound, objects.ErrCorrupt and objects.ErrDigestMismatch.
 package s3
