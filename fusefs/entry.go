@@ -1,0 +1,111 @@
+package fusefs
+
+import (
+	"os"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wsfs/wsfs/meta"
+	"github.com/wsfs/wsfs/objects"
+)
+
+// entry is one file, directory or symlink of a workspace's live tree. The
+// live tree is the truth of a mounted workspace; FUSE nodes are thin
+// wrappers that point at entries, so renames move entries and the kernel's
+// inodes follow. Every field is guarded by the workspace's mutex.
+type entry struct {
+	ino    uint64
+	kind   meta.EntryKind
+	mode   uint32 // permission bits, setuid/setgid/sticky included
+	mtime  time.Time
+	ctime  time.Time
+	atime  time.Time
+	parent *entry // nil for the root and for unlinked entries
+	name   string
+
+	// dirty says the entry changed since the last commit: for a
+	// directory, that its tree must be written again (a change in it or
+	// below it); for a file, its content, mode or mtime.
+	dirty bool
+
+	// Files. Content is the blob digest while local is nil; once written
+	// to, the content lives in the spool file local (private to this
+	// entry) and digest is stale until the next commit hashes it.
+	size     int64
+	digest   objects.Digest
+	local    *os.File
+	openers  int // open file handles
+	writers  int // open handles with write access
+	unlinked bool
+
+	// Directories. children is nil until loaded from tree (the committed
+	// tree digest, valid while the directory is clean).
+	children map[string]*entry
+	tree     objects.Digest
+	sub      meta.Stats // committed subtree totals, valid while clean and unloaded
+
+	// Symlinks.
+	target string
+}
+
+func (e *entry) isDir() bool { return e.kind == meta.KindDir }
+
+// path returns the workspace-relative path, "" for the root.
+func (e *entry) path() string {
+	var parts []string
+	for p := e; p != nil && p.parent != nil; p = p.parent {
+		parts = append(parts, p.name)
+	}
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	return strings.Join(parts, "/")
+}
+
+// childPath returns the workspace-relative path of name inside e.
+func (e *entry) childPath(name string) string {
+	if p := e.path(); p != "" {
+		return p + "/" + name
+	}
+	return name
+}
+
+// markDirty marks e and every directory above it as changed.
+func (e *entry) markDirty() {
+	for p := e; p != nil; p = p.parent {
+		p.dirty = true
+	}
+}
+
+// fileMode returns the mode as stat reports it.
+func (e *entry) fileMode() uint32 {
+	switch e.kind {
+	case meta.KindDir:
+		return syscall.S_IFDIR | e.mode
+	case meta.KindSymlink:
+		return syscall.S_IFLNK | 0o777
+	}
+	return syscall.S_IFREG | e.mode
+}
+
+// sortedNames lists a loaded directory's children by name.
+func (e *entry) sortedNames() []string {
+	names := make([]string, 0, len(e.children))
+	for n := range e.children {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// releaseLocal drops the spool file of an entry nobody can reach any more.
+func (e *entry) releaseLocal() {
+	if e.local != nil && e.unlinked && e.openers == 0 {
+		name := e.local.Name()
+		e.local.Close()
+		os.Remove(name)
+		e.local = nil
+	}
+}

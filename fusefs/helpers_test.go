@@ -1,0 +1,166 @@
+package fusefs
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wsfs/wsfs/meta"
+	"github.com/wsfs/wsfs/objects"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if left := leftoverMounts(); len(left) > 0 {
+		fmt.Fprintf(os.Stderr, "fusefs tests left FUSE mounts behind: %v\n", left)
+		for _, d := range left {
+			_ = unmountLazy(d)
+		}
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// leftoverMounts lists wsfs FUSE mounts under the test temp folders.
+func leftoverMounts() []string {
+	b, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && strings.HasPrefix(f[2], "fuse") && f[0] == "wsfs" && strings.Contains(f[1], os.TempDir()) {
+			out = append(out, f[1])
+		}
+	}
+	return out
+}
+
+// requireFUSE skips without /dev/fuse, unless CI=true.
+func requireFUSE(t testing.TB) {
+	t.Helper()
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("FUSE tests need /dev/fuse: %v", err)
+		}
+		t.Skipf("no /dev/fuse: %v", err)
+	}
+	if os.Getuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("FUSE tests mount with DirectMount and need root")
+		}
+		t.Skip("FUSE tests need root")
+	}
+}
+
+type env struct {
+	t     testing.TB
+	db    *meta.DB
+	store objects.Store
+	fs    *FS
+	mnt   string
+	home  string
+}
+
+type envOption func(*Options)
+
+func newEnv(t testing.TB, opts ...envOption) *env {
+	t.Helper()
+	requireFUSE(t)
+	home := t.TempDir()
+	st, err := objects.OpenDir(filepath.Join(home, "objects"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	db, err := meta.Open(ctx, filepath.Join(home, "meta.db"), st, meta.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, db: db, store: st, home: home, mnt: filepath.Join(home, "mnt")}
+	if err := os.Mkdir(e.mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{DB: db, SpoolDir: filepath.Join(home, "spool"), QuietPeriod: -1,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	fsys, err := Mount(ctx, e.mnt, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.fs = fsys
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := fsys.Unmount(ctx); err != nil {
+			t.Errorf("unmount: %v", err)
+		}
+		db.Close()
+	})
+	return e
+}
+
+// create makes a workspace and returns its folder on the mount.
+func (e *env) create(name string, q *meta.Quotas) string {
+	e.t.Helper()
+	if _, err := e.db.Create(context.Background(), name, meta.CreateOptions{Quotas: q}); err != nil {
+		e.t.Fatal(err)
+	}
+	dir, err := e.fs.WorkspaceDir(name)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return dir
+}
+
+func (e *env) snapshot(name string) (meta.Revision, bool) {
+	e.t.Helper()
+	w, err := e.db.Get(context.Background(), name)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	rev, ok, err := e.fs.Snapshot(context.Background(), name, w.Head, "", meta.CommitInfo{Command: "test"})
+	if err != nil {
+		e.t.Fatalf("snapshot %s: %v", name, err)
+	}
+	return rev, ok
+}
+
+func (e *env) catRev(name string, rev meta.RevNum, p string) string {
+	e.t.Helper()
+	rc, _, err := e.db.OpenFile(context.Background(), meta.Ref{Workspace: name, Rev: rev}, p)
+	if err != nil {
+		e.t.Fatalf("open %s@%d:%s: %v", name, rev, p, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func mustWrite(t testing.TB, p, content string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustRead(t testing.TB, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

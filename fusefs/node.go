@@ -1,0 +1,675 @@
+package fusefs
+
+import (
+	"context"
+	"io"
+	"os"
+	"syscall"
+	"time"
+
+	gofs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/wsfs/wsfs/meta"
+)
+
+// nameMax is the longest file name, as statfs reports it (NAME_MAX).
+const nameMax = 255
+
+// wsNode is the FUSE node of one live entry of a workspace. It holds no
+// state of its own: e is the entry (replaced for a workspace root on
+// Reload), read under the workspace's mutex.
+type wsNode struct {
+	gofs.Inode
+	ws *workspace
+	e  *entry
+}
+
+var (
+	_ gofs.NodeGetattrer     = (*wsNode)(nil)
+	_ gofs.NodeSetattrer     = (*wsNode)(nil)
+	_ gofs.NodeLookuper      = (*wsNode)(nil)
+	_ gofs.NodeReaddirer     = (*wsNode)(nil)
+	_ gofs.NodeCreater       = (*wsNode)(nil)
+	_ gofs.NodeMkdirer       = (*wsNode)(nil)
+	_ gofs.NodeUnlinker      = (*wsNode)(nil)
+	_ gofs.NodeRmdirer       = (*wsNode)(nil)
+	_ gofs.NodeRenamer       = (*wsNode)(nil)
+	_ gofs.NodeSymlinker     = (*wsNode)(nil)
+	_ gofs.NodeReadlinker    = (*wsNode)(nil)
+	_ gofs.NodeLinker        = (*wsNode)(nil)
+	_ gofs.NodeOpener        = (*wsNode)(nil)
+	_ gofs.NodeStatfser      = (*wsNode)(nil)
+	_ gofs.NodeGetxattrer    = (*wsNode)(nil)
+	_ gofs.NodeSetxattrer    = (*wsNode)(nil)
+	_ gofs.NodeListxattrer   = (*wsNode)(nil)
+	_ gofs.NodeRemovexattrer = (*wsNode)(nil)
+	_ gofs.NodeMknoder       = (*wsNode)(nil)
+)
+
+// fillAttr fills stat data for e. The caller holds ws.mu.
+func (ws *workspace) fillAttr(e *entry, out *fuse.Attr) {
+	out.Ino = e.ino
+	out.Mode = e.fileMode()
+	out.Size = uint64(e.size)
+	out.Blocks = (uint64(e.size) + 511) / 512
+	out.Blksize = 4096
+	out.Uid, out.Gid = ws.fsys.uid, ws.fsys.gid
+	out.Nlink = 1
+	if e.isDir() {
+		out.Nlink = 2
+		out.Size = 4096
+		out.Blocks = 8
+		for _, c := range e.children {
+			if c.isDir() {
+				out.Nlink++
+			}
+		}
+	}
+	out.SetTimes(&e.atime, &e.mtime, &e.ctime)
+}
+
+func (n *wsNode) child(c *entry) *wsNode { return &wsNode{ws: n.ws, e: c} }
+
+func (n *wsNode) newInode(ctx context.Context, c *entry) *gofs.Inode {
+	return n.NewInode(ctx, n.child(c), gofs.StableAttr{Mode: c.fileMode() & syscall.S_IFMT, Ino: c.ino})
+}
+
+func (n *wsNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	n.ws.mu.Lock()
+	defer n.ws.mu.Unlock()
+	n.ws.fillAttr(n.e, &out.Attr)
+	return 0
+}
+
+func (n *wsNode) Setattr(ctx context.Context, fh gofs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	ws := n.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	e := n.e
+	now := time.Now()
+	if size, ok := in.GetSize(); ok {
+		if e.isDir() {
+			return syscall.EISDIR
+		}
+		if e.kind != meta.KindFile {
+			return syscall.EINVAL
+		}
+		if errno := ws.truncate(ctx, e, int64(size)); errno != 0 {
+			return errno
+		}
+	}
+	if mode, ok := in.GetMode(); ok {
+		e.mode = mode & 0o7777
+		e.ctime = now
+		ws.touched(e)
+	}
+	// Ownership is not stored: every file belongs to the mount's user.
+	// chown to anyone is accepted and changes nothing, so that tar and
+	// cp -p running as root do not fail on it.
+	if mtime, ok := in.GetMTime(); ok {
+		e.mtime = mtime
+		e.ctime = now
+		ws.touched(e)
+	}
+	if atime, ok := in.GetATime(); ok {
+		e.atime = atime
+	}
+	ws.fillAttr(e, &out.Attr)
+	return 0
+}
+
+// truncate sets a file's size, checking the quotas when it grows. The
+// caller holds ws.mu.
+func (ws *workspace) truncate(ctx context.Context, e *entry, size int64) syscall.Errno {
+	if size == e.size && e.local != nil {
+		return 0
+	}
+	if err := ws.checkSize(e, size); err != nil {
+		return MapErrno(err)
+	}
+	if size == 0 && e.local == nil {
+		// Nothing to copy: start an empty spool.
+		e.size = 0
+	}
+	if err := ws.materialize(ctx, e); err != nil {
+		return MapErrno(err)
+	}
+	if err := e.local.Truncate(size); err != nil {
+		return MapErrno(err)
+	}
+	ws.bytes += size - e.size
+	e.size = size
+	now := time.Now()
+	e.mtime, e.ctime = now, now
+	ws.touched(e)
+	return 0
+}
+
+func (n *wsNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	ws := n.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	d := n.e
+	if !d.isDir() {
+		return nil, syscall.ENOTDIR
+	}
+	if err := ws.load(ctx, d); err != nil {
+		ws.fsys.log.Error("fusefs: lookup failed", "workspace", ws.name, "path", d.childPath(name), "err", err)
+		return nil, MapErrno(err)
+	}
+	c, ok := d.children[name]
+	if !ok {
+		if len(name) > nameMax {
+			return nil, syscall.ENAMETOOLONG
+		}
+		return nil, syscall.ENOENT
+	}
+	ws.fillAttr(c, &out.Attr)
+	return n.newInode(ctx, c), 0
+}
+
+func (n *wsNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
+	ws := n.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	d := n.e
+	if err := ws.load(ctx, d); err != nil {
+		return nil, MapErrno(err)
+	}
+	ents := make([]fuse.DirEntry, 0, len(d.children))
+	for _, name := range d.sortedNames() {
+		c := d.children[name]
+		ents = append(ents, fuse.DirEntry{Name: name, Mode: c.fileMode(), Ino: c.ino})
+	}
+	return gofs.NewListDirStream(ents), 0
+}
+
+// prepareNew checks that name can be added to d as one new entry.
+func (ws *workspace) prepareNew(ctx context.Context, d *entry, name string) syscall.Errno {
+	if d.unlinked {
+		return syscall.ENOENT
+	}
+	if len(name) > nameMax {
+		return syscall.ENAMETOOLONG
+	}
+	if err := ws.load(ctx, d); err != nil {
+		return MapErrno(err)
+	}
+	if _, ok := d.children[name]; ok {
+		return syscall.EEXIST
+	}
+	p := d.childPath(name)
+	if err := ws.checkPath(p); err != nil {
+		return MapErrno(err)
+	}
+	if err := ws.checkNewEntries(p, 1); err != nil {
+		return MapErrno(err)
+	}
+	return 0
+}
+
+// add links a new entry into d.
+func (ws *workspace) add(d *entry, name string, c *entry) {
+	now := time.Now()
+	c.ino = ws.fsys.nextIno()
+	c.parent, c.name = d, name
+	c.mtime, c.ctime, c.atime = now, now, now
+	d.children[name] = c
+	d.mtime, d.ctime = now, now
+	ws.entries++
+	ws.touched(c)
+}
+
+func (n *wsNode) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*gofs.Inode, gofs.FileHandle, uint32, syscall.Errno) {
+	ws := n.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	d := n.e
+	if errno := ws.prepareNew(ctx, d, name); errno != 0 {
+		return nil, nil, 0, errno
+	}
+	c := &entry{kind: meta.KindFile, mode: mode & 0o7777}
+	ws.add(d, name, c)
+	if err := ws.materialize(ctx, c); err != nil {
+		delete(d.children, name)
+		ws.entries--
+		return nil, nil, 0, MapErrno(err)
+	}
+	c.openers++
+	c.writers++
+	ws.fillAttr(c, &out.Attr)
+	return n.newInode(ctx, c), &fileHandle{ws: ws, e: c, write: true, appendOnly: flags&syscall.O_APPEND != 0}, 0, 0
+}
+
+func (n *wsNode) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	ws := n.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	d := n.e
+	if errno := ws.prepareNew(ctx, d, name); errno != 0 {
+		return nil, errno
+	}
+	c := &entry{kind: meta.KindDir, mode: mode & 0o7777, children: map[string]*entry{}}
+	ws.add(d, name, c)
+	ws.fillAttr(c, &out.Attr)
+	return n.newInode(ctx, c), 0
+}
+
+func (n *wsNode) Mknod(ctx context.Context, name string, mode uint32, dev uint32, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	// Devices, FIFOs and sockets have no place in a workspace's history.
+	return nil, syscall.EPERM
+}
+
+func (n *wsNode) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	ws := n.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	d := n.e
+	if errno := ws.prepareNew(ctx, d, name); errno != 0 {
+		return nil, errno
+	}
+	if int64(len(target)) > ws.quotas.MaxSymlinkTarget {
+		qe := &meta.QuotaError{Kind: meta.QuotaSymlinkTarget, Workspace: ws.name, Path: d.childPath(name), Limit: ws.quotas.MaxSymlinkTarget, Usage: int64(len(target))}
+		return nil, MapErrno(ws.refuse(qe))
+	}
+	c := &entry{kind: meta.KindSymlink, mode: 0o777, target: target, size: int64(len(target))}
+	ws.add(d, name, c)
+	ws.fillAttr(c, &out.Attr)
+	return n.newInode(ctx, c), 0
+}
+
+func (n *wsNode) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
+	n.ws.mu.Lock()
+	defer n.ws.mu.Unlock()
+	if n.e.kind != meta.KindSymlink {
+		return nil, syscall.EINVAL
+	}
+	return []byte(n.e.target), 0
+}
+
+// Link is refused: a workspace's tree has no hard links (tar and git fall
+// back to copies or renames on EPERM).
+func (n *wsNode) Link(ctx context.Context, target gofs.InodeEmbedder, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	return nil, syscall.EPERM
+}
+
+// remove unlinks child name of d. The caller holds ws.mu.
+func (ws *workspace) remove(d *entry, name string) {
+	c := d.children[name]
+	delete(d.children, name)
+	ws.entries--
+	if c.kind == meta.KindFile {
+		ws.bytes -= c.size
+	}
+	c.parent = nil
+	c.unlinked = true
+	c.releaseLocal()
+	now := time.Now()
+	d.mtime, d.ctime = now, now
+	ws.touched(d)
+}
+
+func (n *wsNode) Unlink(ctx context.Context, name string) syscall.Errno {
+	ws := n.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	d := n.e
+	if err := ws.load(ctx, d); err != nil {
+		return MapErrno(err)
+	}
+	c, ok := d.children[name]
+	if !ok {
+		return syscall.ENOENT
+	}
+	if c.isDir() {
+		return syscall.EISDIR
+	}
+	ws.remove(d, name)
+	return 0
+}
+
+func (n *wsNode) Rmdir(ctx context.Context, name string) syscall.Errno {
+	ws := n.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	d := n.e
+	if err := ws.load(ctx, d); err != nil {
+		return MapErrno(err)
+	}
+	c, ok := d.children[name]
+	if !ok {
+		return syscall.ENOENT
+	}
+	if !c.isDir() {
+		return syscall.ENOTDIR
+	}
+	if err := ws.load(ctx, c); err != nil {
+		return MapErrno(err)
+	}
+	if len(c.children) > 0 {
+		return syscall.ENOTEMPTY
+	}
+	ws.remove(d, name)
+	return 0
+}
+
+// renameFlags of renameat2(2).
+const (
+	renameNoReplace = 0x1
+	renameExchange  = 0x2
+)
+
+func (n *wsNode) Rename(ctx context.Context, name string, newParent gofs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
+	np, ok := newParent.(*wsNode)
+	if !ok || np.ws != n.ws {
+		return syscall.EXDEV
+	}
+	if flags&^(renameNoReplace|renameExchange) != 0 || flags == renameNoReplace|renameExchange {
+		return syscall.EINVAL
+	}
+	ws := n.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	src, dst := n.e, np.e
+	if dst.unlinked {
+		return syscall.ENOENT
+	}
+	if len(newName) > nameMax {
+		return syscall.ENAMETOOLONG
+	}
+	if err := ws.load(ctx, src); err != nil {
+		return MapErrno(err)
+	}
+	if err := ws.load(ctx, dst); err != nil {
+		return MapErrno(err)
+	}
+	c, ok := src.children[name]
+	if !ok {
+		return syscall.ENOENT
+	}
+	// A directory cannot move into itself or below itself.
+	if c.isDir() {
+		for p := dst; p != nil; p = p.parent {
+			if p == c {
+				return syscall.EINVAL
+			}
+		}
+	}
+	old, exists := dst.children[newName]
+	if old == c {
+		return 0
+	}
+	switch {
+	case flags&renameExchange != 0:
+		if !exists {
+			return syscall.ENOENT
+		}
+		if old.isDir() {
+			for p := src; p != nil; p = p.parent {
+				if p == old {
+					return syscall.EINVAL
+				}
+			}
+		}
+		if errno := ws.checkMovedPaths(ctx, c, dst.childPath(newName)); errno != 0 {
+			return errno
+		}
+		if errno := ws.checkMovedPaths(ctx, old, src.childPath(name)); errno != 0 {
+			return errno
+		}
+		src.children[name], dst.children[newName] = old, c
+		old.parent, old.name = src, name
+		c.parent, c.name = dst, newName
+	default:
+		if exists {
+			if flags&renameNoReplace != 0 {
+				return syscall.EEXIST
+			}
+			if c.isDir() && !old.isDir() {
+				return syscall.ENOTDIR
+			}
+			if !c.isDir() && old.isDir() {
+				return syscall.EISDIR
+			}
+			if old.isDir() {
+				if err := ws.load(ctx, old); err != nil {
+					return MapErrno(err)
+				}
+				if len(old.children) > 0 {
+					return syscall.ENOTEMPTY
+				}
+			}
+		}
+		if errno := ws.checkMovedPaths(ctx, c, dst.childPath(newName)); errno != 0 {
+			return errno
+		}
+		if exists {
+			ws.remove(dst, newName)
+		}
+		delete(src.children, name)
+		dst.children[newName] = c
+		c.parent, c.name = dst, newName
+	}
+	now := time.Now()
+	src.mtime, src.ctime, dst.mtime, dst.ctime, c.ctime = now, now, now, now, now
+	ws.touched(src)
+	ws.touched(c)
+	if exists && flags&renameExchange != 0 {
+		ws.touched(old)
+	}
+	return 0
+}
+
+// checkMovedPaths checks the path limits for e and everything below it
+// placed at path p.
+func (ws *workspace) checkMovedPaths(ctx context.Context, e *entry, p string) syscall.Errno {
+	if err := ws.checkPath(p); err != nil {
+		return MapErrno(err)
+	}
+	if !e.isDir() {
+		return 0
+	}
+	if err := ws.load(ctx, e); err != nil {
+		return MapErrno(err)
+	}
+	for name, c := range e.children {
+		if errno := ws.checkMovedPaths(ctx, c, p+"/"+name); errno != 0 {
+			return errno
+		}
+	}
+	return 0
+}
+
+func (n *wsNode) Open(ctx context.Context, flags uint32) (gofs.FileHandle, uint32, syscall.Errno) {
+	ws := n.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	e := n.e
+	if e.kind != meta.KindFile {
+		return nil, 0, syscall.EISDIR
+	}
+	write := flags&syscall.O_ACCMODE != syscall.O_RDONLY
+	h := &fileHandle{ws: ws, e: e, write: write, appendOnly: flags&syscall.O_APPEND != 0}
+	if write {
+		if flags&syscall.O_TRUNC != 0 {
+			if errno := ws.truncate(ctx, e, 0); errno != 0 {
+				return nil, 0, errno
+			}
+		} else if err := ws.materialize(ctx, e); err != nil {
+			return nil, 0, MapErrno(err)
+		}
+		e.writers++
+	} else if e.local == nil && e.size > 0 {
+		f, err := ws.fsys.blobs.open(ctx, e.digest, e.size)
+		if err != nil {
+			ws.fsys.logBlobError(ws.name, e.path(), e.digest, err)
+			return nil, 0, MapErrno(err)
+		}
+		h.blob = f
+	}
+	e.openers++
+	return h, 0, 0
+}
+
+func (n *wsNode) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
+	ws := n.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	const bsize = 4096
+	q := ws.quotas
+	out.Bsize, out.Frsize, out.NameLen = bsize, bsize, nameMax
+	out.Blocks = uint64(q.MaxWorkspaceBytes) / bsize
+	free := max(q.MaxWorkspaceBytes-ws.bytes, 0)
+	out.Bfree = uint64(free) / bsize
+	out.Bavail = out.Bfree
+	out.Files = uint64(q.MaxEntries)
+	out.Ffree = uint64(max(q.MaxEntries-ws.entries, 0))
+	return 0
+}
+
+// Extended attributes are not kept: a workspace's history has no place
+// for them. Reads find none; writes are refused with ENOTSUP.
+func (n *wsNode) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
+	return 0, syscall.ENODATA
+}
+func (n *wsNode) Setxattr(ctx context.Context, attr string, data []byte, flags uint32) syscall.Errno {
+	return syscall.ENOTSUP
+}
+func (n *wsNode) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) { return 0, 0 }
+func (n *wsNode) Removexattr(ctx context.Context, attr string) syscall.Errno {
+	return syscall.ENODATA
+}
+
+// fileHandle is an open file of a workspace.
+type fileHandle struct {
+	ws         *workspace
+	e          *entry
+	write      bool
+	appendOnly bool
+	blob       *os.File // verified blob copy for reads of unchanged content
+}
+
+var (
+	_ gofs.FileReader    = (*fileHandle)(nil)
+	_ gofs.FileWriter    = (*fileHandle)(nil)
+	_ gofs.FileFlusher   = (*fileHandle)(nil)
+	_ gofs.FileFsyncer   = (*fileHandle)(nil)
+	_ gofs.FileReleaser  = (*fileHandle)(nil)
+	_ gofs.FileAllocater = (*fileHandle)(nil)
+)
+
+func (h *fileHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	ws := h.ws
+	ws.mu.Lock()
+	e := h.e
+	src, size := e.local, e.size
+	if src == nil {
+		if h.blob == nil && e.size > 0 {
+			f, err := ws.fsys.blobs.open(ctx, e.digest, e.size)
+			if err != nil {
+				ws.fsys.logBlobError(ws.name, e.path(), e.digest, err)
+				ws.mu.Unlock()
+				return nil, MapErrno(err)
+			}
+			h.blob = f
+		}
+		src = h.blob
+	}
+	ws.mu.Unlock()
+	if src == nil || off >= size {
+		return fuse.ReadResultData(nil), 0
+	}
+	if int64(len(dest)) > size-off {
+		dest = dest[:size-off]
+	}
+	k, err := src.ReadAt(dest, off)
+	if err != nil && err != io.EOF {
+		return nil, MapErrno(err)
+	}
+	return fuse.ReadResultData(dest[:k]), 0
+}
+
+func (h *fileHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	ws := h.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	e := h.e
+	if !h.write {
+		return 0, syscall.EBADF
+	}
+	if err := ws.materialize(ctx, e); err != nil {
+		return 0, MapErrno(err)
+	}
+	if h.appendOnly {
+		off = e.size
+	}
+	end := off + int64(len(data))
+	if end > e.size {
+		if err := ws.checkSize(e, end); err != nil {
+			return 0, MapErrno(err)
+		}
+	}
+	k, err := e.local.WriteAt(data, off)
+	if err != nil {
+		return uint32(k), MapErrno(err)
+	}
+	if end > e.size {
+		ws.bytes += end - e.size
+		e.size = end
+	}
+	now := time.Now()
+	e.mtime, e.ctime = now, now
+	ws.touched(e)
+	return uint32(k), 0
+}
+
+// Flush is close(2). Written bytes are in the live tree from the moment
+// they are written; what close adds is that the file no longer holds back
+// the autocommit (see hasWriters).
+func (h *fileHandle) Flush(ctx context.Context) syscall.Errno { return 0 }
+
+// Fsync has nothing to make durable: a workspace's edits become durable
+// when they are committed as a revision.
+func (h *fileHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno { return 0 }
+
+func (h *fileHandle) Release(ctx context.Context) syscall.Errno {
+	ws := h.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	e := h.e
+	e.openers--
+	if h.write {
+		e.writers--
+		ws.changed = time.Now()
+	}
+	if h.blob != nil {
+		h.blob.Close()
+		h.blob = nil
+	}
+	e.releaseLocal()
+	return 0
+}
+
+// fallocate modes of fallocate(2).
+const fallocKeepSize = 0x1
+
+// Allocate implements fallocate(2) mode 0 (grow, zero-filled, counted
+// against the quotas) and FALLOC_FL_KEEP_SIZE (nothing to reserve); other
+// modes (punch hole, collapse, zero range) are EOPNOTSUPP.
+func (h *fileHandle) Allocate(ctx context.Context, off uint64, size uint64, mode uint32) syscall.Errno {
+	ws := h.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	switch mode {
+	case 0:
+		end := int64(off + size)
+		if end <= h.e.size {
+			return 0
+		}
+		return ws.truncate(ctx, h.e, end)
+	case fallocKeepSize:
+		return 0
+	}
+	return syscall.EOPNOTSUPP
+}
