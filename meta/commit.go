@@ -175,11 +175,24 @@ func (db *DB) Commit(ctx context.Context, ws string, base RevNum, change Change)
 		protected = append(protected, d)
 	}
 	db.guard.protect(protected...)
-	if err := db.uploadBlobs(ctx, w, puts); err != nil {
-		return Revision{}, false, err
+	// Blobs and trees go up together: nothing committed names either yet,
+	// and the manifest, which names the trees, follows only when all are
+	// stored. One round of store writes instead of two matters on a
+	// folder store, where each write waits for the disk.
+	var uploads []func(ctx context.Context) error
+	for d, op := range puts {
+		uploads = append(uploads, func(ctx context.Context) error { return db.uploadBlob(ctx, w, d, op) })
 	}
-	if err := db.uploadTrees(ctx, newTrees); err != nil {
-		return Revision{}, false, fmt.Errorf("meta: commit to %s: %w; the head stays at revision %d", w.Name, err, base)
+	for d, b := range newTrees {
+		uploads = append(uploads, func(ctx context.Context) error {
+			if err := db.store.Put(ctx, d, bytes.NewReader(b), int64(len(b))); err != nil {
+				return fmt.Errorf("meta: commit to %s: %w: tree %s: %w; the head stays at revision %d", w.Name, ErrStore, d.Short(), err, base)
+			}
+			return nil
+		})
+	}
+	if err := parallel(ctx, db.opts.UploadParallelism, uploads); err != nil {
+		return Revision{}, false, err
 	}
 	rev := &Revision{
 		Workspace: w.Name, WorkspaceID: w.ID, N: base + 1, Parent: base, ParentManifest: baseRev.Manifest,
@@ -462,16 +475,8 @@ func (db *DB) finishCommit(ctx context.Context, w *Workspace, rev *Revision, pin
 	return *rev, true, nil
 }
 
-// uploadBlobs makes sure every put's blob is stored, uploading missing ones
-// from their sources, at most UploadParallelism at a time.
-func (db *DB) uploadBlobs(ctx context.Context, w *Workspace, puts map[objects.Digest]*Op) error {
-	var fns []func(ctx context.Context) error
-	for d, op := range puts {
-		fns = append(fns, func(ctx context.Context) error { return db.uploadBlob(ctx, w, d, op) })
-	}
-	return parallel(ctx, db.opts.UploadParallelism, fns)
-}
-
+// uploadBlob makes sure a put's blob is stored, uploading it from its
+// source if it is missing.
 func (db *DB) uploadBlob(ctx context.Context, w *Workspace, d objects.Digest, op *Op) error {
 	info, err := db.store.Stat(ctx, d)
 	if err == nil {
@@ -498,19 +503,6 @@ func (db *DB) uploadBlob(ctx context.Context, w *Workspace, d objects.Digest, op
 		return fmt.Errorf("meta: commit to %s: %s: %w: %w; the head stays at revision %d", w.Name, op.Path, ErrStore, err, w.Head)
 	}
 	return nil
-}
-
-func (db *DB) uploadTrees(ctx context.Context, trees map[objects.Digest][]byte) error {
-	var fns []func(ctx context.Context) error
-	for d, b := range trees {
-		fns = append(fns, func(ctx context.Context) error {
-			if err := db.store.Put(ctx, d, bytes.NewReader(b), int64(len(b))); err != nil {
-				return fmt.Errorf("%w: tree %s: %w", ErrStore, d.Short(), err)
-			}
-			return nil
-		})
-	}
-	return parallel(ctx, db.opts.UploadParallelism, fns)
 }
 
 // parallel runs fns with at most n at a time and returns the first error;
