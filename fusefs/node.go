@@ -56,6 +56,9 @@ func (ws *workspace) fillAttr(e *entry, out *fuse.Attr) {
 	out.Blksize = 4096
 	out.Uid, out.Gid = ws.fsys.uid, ws.fsys.gid
 	out.Nlink = 1
+	if e.unlinked {
+		out.Nlink = 0
+	}
 	if e.isDir() {
 		out.Nlink = 2
 		out.Size = 4096
