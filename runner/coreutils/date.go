@@ -183,24 +183,29 @@ func strftime(format string, t time.Time) string {
 			break
 		}
 		conv := format[i]
-		s, numeric, defPad, defWidth := strftimeField(conv, colons, t, width)
-		if conv == 'N' && pad == '-' {
-			if s = strings.TrimLeft(s, "0"); s == "" {
-				s = "0"
-			}
+		switch {
+		case conv == 'N':
+			b.WriteString(strftimeNanos(t, pad, width))
+			continue
+		case conv == 'z' && colons == 0 && (pad != 0 || width >= 0):
+			b.WriteString(strftimeZone(t, pad, width))
+			continue
 		}
+		s, numeric, defPad, defWidth := strftimeField(conv, colons, t, width)
 		if s == "\x00" {
 			b.WriteString(format[start : i+1])
 			continue
 		}
-		if upper {
+		if upper && conv != 'P' {
 			s = strings.ToUpper(s)
 		}
 		if swap {
-			if strings.ToUpper(s) == s {
-				s = strings.ToLower(s)
-			} else {
+			// glibc's '#': names in upper case, AM/PM and zones in lower.
+			switch conv {
+			case 'a', 'A', 'b', 'B', 'h':
 				s = strings.ToUpper(s)
+			case 'p', 'Z':
+				s = strings.ToLower(s)
 			}
 		}
 		if numeric {
@@ -245,6 +250,55 @@ func strftime(format string, t time.Time) string {
 		b.WriteString(s)
 	}
 	return b.String()
+}
+
+// strftimeNanos is %N: width digits of the fraction (9 by default); '-'
+// with a width drops leading zeros, '_' turns trailing zeros into spaces.
+func strftimeNanos(t time.Time, pad byte, width int) string {
+	digits := 9
+	if width > 0 {
+		digits = width
+	}
+	s := fmt.Sprintf("%09d", t.Nanosecond())
+	for len(s) < digits {
+		s += "0"
+	}
+	s = s[:digits]
+	switch {
+	case pad == '-' && width > 0:
+		if s = strings.TrimLeft(s, "0"); s == "" {
+			s = "0"
+		}
+	case pad == '_':
+		trimmed := strings.TrimRight(s, "0")
+		if trimmed == "" {
+			trimmed = "0"
+		}
+		s = trimmed + strings.Repeat(" ", len(s)-len(trimmed))
+	}
+	return s
+}
+
+// strftimeZone is %z under a flag or width: the offset as the number
+// ±hhmm, padded like other numbers with the sign in front.
+func strftimeZone(t time.Time, pad byte, width int) string {
+	_, off := t.Zone()
+	sign := "+"
+	if off < 0 {
+		sign, off = "-", -off
+	}
+	n := strconv.Itoa(off/3600*100 + off/60%60)
+	w := 5
+	if width >= 0 {
+		w = width
+	}
+	switch pad {
+	case '-':
+		return sign + n
+	case '_':
+		return padTo(sign+n, w, ' ')
+	}
+	return sign + padTo(n, w-1, '0')
 }
 
 func padTo(s string, w int, fill byte) string {

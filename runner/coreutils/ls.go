@@ -47,8 +47,8 @@ func lsOptions(f *lsFlags) []option {
 			f.sortBy = b
 			return nil
 		}),
-		flag("F", "classify", &f.classify),
-		flag("p", "", &f.slash),
+		option{short: "F", long: "classify", arg: optArg, do: func(string) error { f.classify, f.slash = true, false; return nil }},
+		act("p", "", func() { f.slash, f.classify = true, false }),
 		flag("i", "inode", &f.inode),
 		flag("s", "size", &f.blocks),
 		act("n", "numeric-uid-gid", func() { f.long, f.numeric = true, true }),
@@ -84,9 +84,9 @@ func lsOptions(f *lsFlags) []option {
 			case "none":
 				f.classify, f.slash = false, false
 			case "slash":
-				f.slash = true
+				f.slash, f.classify = true, false
 			case "classify", "file-type":
-				f.classify = true
+				f.classify, f.slash = true, false
 			default:
 				return usageError{fmt.Sprintf("invalid argument %s for '--indicator-style'", lquote(v))}
 			}
@@ -123,6 +123,8 @@ type lister struct {
 	now    time.Time
 	status int
 	first  bool // nothing printed yet
+	// widthsFrom, when set, are the entries whose fields size the columns.
+	widthsFrom []lsEntry
 }
 
 func (l *lister) run(args []string) int {
@@ -133,11 +135,13 @@ func (l *lister) run(args []string) int {
 	}
 	var files, dirs []lsEntry
 	for _, a := range args {
-		// GNU follows a command-line link unless -l, -d or -F ask about the link.
-		followLinks := f.deref || f.derefArgs || (!f.long && !f.dirSelf && !f.classify)
+		// GNU follows a command-line link to a directory unless -l, -d or
+		// -F ask about the link itself.
+		followLinks := f.deref || f.derefArgs
+		followDirLinks := !f.long && !f.dirSelf && !f.classify
 		fi, err := l.env.FS.Lstat(a)
-		if err == nil && fi.Mode()&fs.ModeSymlink != 0 && followLinks {
-			if tfi, terr := l.env.FS.Stat(a); terr == nil {
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 && (followLinks || followDirLinks) {
+			if tfi, terr := l.env.FS.Stat(a); terr == nil && (followLinks || tfi.IsDir()) {
 				fi = tfi
 			}
 		}
@@ -157,7 +161,11 @@ func (l *lister) run(args []string) int {
 	l.sort(dirs)
 	l.first = true
 	if len(files) > 0 {
+		// GNU sizes the columns of the file operands over every operand,
+		// directories included.
+		l.widthsFrom = append(append([]lsEntry{}, files...), dirs...)
 		l.print(files, false)
+		l.widthsFrom = nil
 		l.first = false
 	}
 	showHeader := len(files) > 0 || len(dirs) > 1 || f.recursive || (l.status != 0 && len(dirs) > 0)
@@ -307,7 +315,7 @@ func (l *lister) sort(list []lsEntry) {
 		}
 	case 'X':
 		ext := func(n string) string {
-			if k := strings.LastIndex(n, "."); k > 0 {
+			if k := strings.LastIndex(n, "."); k >= 0 {
 				return n[k:]
 			}
 			return ""
@@ -384,23 +392,83 @@ func (l *lister) indicator(e lsEntry) string {
 	return ""
 }
 
+// lsRow is one entry's formatted fields.
+type lsRow struct {
+	ino, blocks, mode, nlink, owner, group, size, date, name string
+}
+
+func (l *lister) row(e lsEntry) lsRow {
+	f := l.f
+	st := statOf(e.fi)
+	r := lsRow{mode: modeString(e.fi.Mode()), nlink: strconv.FormatUint(st.nlink, 10)}
+	r.owner, r.group = ownerName, groupName
+	if f.numeric {
+		r.owner, r.group = strconv.FormatUint(uint64(st.uid), 10), strconv.FormatUint(uint64(st.gid), 10)
+	}
+	if e.fi.Mode()&fs.ModeDevice != 0 {
+		r.size = fmt.Sprintf("%d, %d", st.rdev>>8&0xfff, st.rdev&0xff|st.rdev>>12&0xfff00)
+	} else if f.human {
+		base := uint64(1024)
+		if f.si {
+			base = 1000
+		}
+		r.size = humanSize(uint64(e.fi.Size()), 1, base)
+	} else {
+		r.size = strconv.FormatInt(e.fi.Size(), 10)
+	}
+	if f.inode {
+		r.ino = strconv.FormatUint(st.ino, 10)
+	}
+	if f.blocks {
+		r.blocks = strconv.FormatUint(ceilDiv(st.blocks, 2), 10)
+		if f.human {
+			r.blocks = l.humanBlocks(st.blocks)
+		}
+	}
+	r.date = l.formatTime(l.sortTime(e.fi))
+	r.name = e.name + l.indicator(e)
+	if f.long && e.fi.Mode()&fs.ModeSymlink != 0 && e.target != "" {
+		r.name += " -> " + e.target
+		if e.tfi != nil && f.classify {
+			r.name += l.indicator(lsEntry{fi: e.tfi})
+		}
+	}
+	return r
+}
+
 func (l *lister) print(list []lsEntry, inDir bool) {
 	f := l.f
+	rows := make([]lsRow, len(list))
+	for i, e := range list {
+		rows[i] = l.row(e)
+	}
+	sizing := rows
+	if l.widthsFrom != nil {
+		sizing = nil
+		for _, e := range l.widthsFrom {
+			sizing = append(sizing, l.row(e))
+		}
+	}
+	var w struct{ ino, blocks, nlink, owner, group, size int }
+	for _, r := range sizing {
+		w.ino = max(w.ino, len(r.ino))
+		w.blocks = max(w.blocks, len(r.blocks))
+		w.nlink = max(w.nlink, len(r.nlink))
+		w.owner = max(w.owner, len(r.owner))
+		w.group = max(w.group, len(r.group))
+		w.size = max(w.size, len(r.size))
+	}
 	if !f.long {
 		var names []string
-		for _, e := range list {
+		for _, r := range rows {
 			prefix := ""
 			if f.inode {
-				prefix = strconv.FormatUint(statOf(e.fi).ino, 10) + " "
+				prefix = padTo(r.ino, w.ino, ' ') + " "
 			}
 			if f.blocks {
-				b := strconv.FormatUint(ceilDiv(statOf(e.fi).blocks, 2), 10)
-				if f.human {
-					b = l.humanBlocks(statOf(e.fi).blocks)
-				}
-				prefix += b + " "
+				prefix += padTo(r.blocks, w.blocks, ' ') + " "
 			}
-			names = append(names, prefix+e.name+l.indicator(e))
+			names = append(names, prefix+r.name)
 		}
 		if f.comma {
 			l.o.WriteString(strings.Join(names, ", "))
@@ -414,75 +482,22 @@ func (l *lister) print(list []lsEntry, inDir bool) {
 		}
 		return
 	}
-	type row struct {
-		ino, blocks, mode, nlink, owner, group, size, date, name string
-	}
-	rows := make([]row, len(list))
-	var w row
-	width := func(cur *string, s string) {
-		if len(s) > len(*cur) {
-			*cur = strings.Repeat(" ", len(s))
-		}
-	}
-	for i, e := range list {
-		st := statOf(e.fi)
-		r := row{mode: modeString(e.fi.Mode()), nlink: strconv.FormatUint(st.nlink, 10)}
-		r.owner, r.group = ownerName, groupName
-		if f.numeric {
-			r.owner, r.group = strconv.FormatUint(uint64(st.uid), 10), strconv.FormatUint(uint64(st.gid), 10)
-		}
-		if e.fi.Mode()&fs.ModeDevice != 0 {
-			r.size = fmt.Sprintf("%d, %d", st.rdev>>8&0xfff, st.rdev&0xff|st.rdev>>12&0xfff00)
-		} else if f.human {
-			base := uint64(1024)
-			if f.si {
-				base = 1000
-			}
-			r.size = humanSize(uint64(e.fi.Size()), 1, base)
-		} else {
-			r.size = strconv.FormatInt(e.fi.Size(), 10)
-		}
-		if f.inode {
-			r.ino = strconv.FormatUint(st.ino, 10)
-		}
-		if f.blocks {
-			r.blocks = strconv.FormatUint(ceilDiv(st.blocks, 2), 10)
-			if f.human {
-				r.blocks = l.humanBlocks(st.blocks)
-			}
-		}
-		r.date = l.formatTime(l.sortTime(e.fi))
-		r.name = e.name + l.indicator(e)
-		if e.fi.Mode()&fs.ModeSymlink != 0 && e.target != "" {
-			r.name += " -> " + e.target
-			if e.tfi != nil && f.classify {
-				r.name += l.indicator(lsEntry{fi: e.tfi})
-			}
-		}
-		rows[i] = r
-		width(&w.ino, r.ino)
-		width(&w.blocks, r.blocks)
-		width(&w.nlink, r.nlink)
-		width(&w.owner, r.owner)
-		width(&w.group, r.group)
-		width(&w.size, r.size)
-	}
 	for _, r := range rows {
 		var b strings.Builder
 		if f.inode {
-			b.WriteString(padTo(r.ino, len(w.ino), ' ') + " ")
+			b.WriteString(padTo(r.ino, w.ino, ' ') + " ")
 		}
 		if f.blocks {
-			b.WriteString(padTo(r.blocks, len(w.blocks), ' ') + " ")
+			b.WriteString(padTo(r.blocks, w.blocks, ' ') + " ")
 		}
-		b.WriteString(r.mode + " " + padTo(r.nlink, len(w.nlink), ' ') + " ")
+		b.WriteString(r.mode + " " + padTo(r.nlink, w.nlink, ' ') + " ")
 		if !f.noOwner {
-			b.WriteString(r.owner + strings.Repeat(" ", len(w.owner)-len(r.owner)) + " ")
+			b.WriteString(r.owner + strings.Repeat(" ", w.owner-len(r.owner)) + " ")
 		}
 		if !f.noGroup {
-			b.WriteString(r.group + strings.Repeat(" ", len(w.group)-len(r.group)) + " ")
+			b.WriteString(r.group + strings.Repeat(" ", w.group-len(r.group)) + " ")
 		}
-		b.WriteString(padTo(r.size, len(w.size), ' ') + " " + r.date + " " + r.name + "\n")
+		b.WriteString(padTo(r.size, w.size, ' ') + " " + r.date + " " + r.name + "\n")
 		l.o.WriteString(b.String())
 	}
 }
