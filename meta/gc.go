@@ -84,7 +84,11 @@ func (db *DB) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	rep.Workspaces, rep.Revisions = roots.workspaces, roots.revisions
 	reach, err := db.markFrom(ctx, roots, opts.Progress)
 	if err != nil {
-		return nil, fmt.Errorf("meta: gc: %w; nothing was deleted", err)
+		hint := ""
+		if errors.Is(err, objects.ErrNotFound) || errors.Is(err, objects.ErrCorrupt) {
+			hint = " (a retained revision is damaged: run wsfs fsck to see which)"
+		}
+		return nil, fmt.Errorf("meta: gc: %w; nothing was deleted%s", err, hint)
 	}
 	rep.Reachable = len(reach)
 	cutoff := db.now().Add(-opts.Grace)

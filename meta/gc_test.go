@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -213,4 +214,25 @@ func normRevs(rs []Revision) []Revision {
 		out[i].Time = out[i].Time.UTC().Round(0)
 	}
 	return out
+}
+
+func TestGCStopsOnReadError(t *testing.T) {
+	ctx := context.Background()
+	mem := objects.NewMemory()
+	db := openTestDB(t, mem)
+	w := mustCreate(t, db, "acme/a")
+	r := mustCommit(t, db, w.Name, 1, PutBytes("d/f", []byte("x"), 0, t0))
+	objects.PutBytes(ctx, mem, []byte("garbage"))
+	mem.List(ctx, func(i objects.Info) error { return mem.SetModTime(i.Digest, time.Now().Add(-48*time.Hour)) })
+	sub, _ := db.LookupTree(ctx, r.Root, "d")
+	mem.Delete(ctx, sub.Digest)
+	db.trees = newTreeCache(16)
+	before := mem.Len()
+	_, err := db.GC(ctx, GCOptions{Delete: true})
+	if err == nil || !strings.Contains(err.Error(), "nothing was deleted") || !strings.Contains(err.Error(), "fsck") {
+		t.Fatalf("gc with a missing tree: %v", err)
+	}
+	if mem.Len() != before {
+		t.Fatal("gc deleted blobs after a read error")
+	}
 }
