@@ -102,7 +102,7 @@ func Base64(ctx context.Context, env *command.Env) int {
 		if err != nil || (n < 4 && !garbage) {
 			// Keep what the valid prefix of the bad block encodes, as GNU does.
 			valid := len(block)
-			if ce, ok := err.(base64.CorruptInputError); ok {
+			if ce, ok := err.(base64.CorruptInputError); ok && n == 4 {
 				valid = int(ce)
 			}
 			part := bytes.TrimRight(block[:valid], "=")

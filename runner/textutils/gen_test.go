@@ -99,3 +99,45 @@ func TestGNUSortRandomKeys(t *testing.T) {
 	}
 	diffCases(t, cases)
 }
+
+// randomLines makes a small file from a tiny alphabet of lines, so that
+// diffs have many equally short edit scripts to choose from.
+func randomLines(rng *rand.Rand, n int) string {
+	alphabet := []string{"a", "b", "c", "d", "", "a", "x y"}
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteString(alphabet[rng.Intn(len(alphabet))])
+		b.WriteByte('\n')
+	}
+	s := b.String()
+	if rng.Intn(8) == 0 && len(s) > 0 {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func TestGNUDiffRandom(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	var cases []gnuCase
+	formats := []string{"", "-u", "-U 1", "-c", "-U 0", "-C 1"}
+	for i := 0; i < 90; i++ {
+		a := randomLines(rng, rng.Intn(14))
+		// b is a mutation of a: some lines dropped, changed or added.
+		var bl []string
+		for _, l := range strings.SplitAfter(a, "\n") {
+			switch rng.Intn(6) {
+			case 0:
+			case 1:
+				bl = append(bl, randomLines(rng, 1))
+			case 2:
+				bl = append(bl, l, randomLines(rng, 1+rng.Intn(2)))
+			default:
+				bl = append(bl, l)
+			}
+		}
+		b := strings.Join(bl, "")
+		f := formats[rng.Intn(len(formats))]
+		cases = append(cases, gnuCase{line: "diff --label A --label B " + f + " - other.txt", stdin: a, extra: map[string]string{"other.txt": b}})
+	}
+	diffCases(t, cases)
+}

@@ -37,6 +37,26 @@ var gnuFiles = map[string]string{
 	"unsorted.txt": "b\na\nc\n",
 	"crlf.txt":     "one\r\ntwo\r\n",
 	"bin.dat":      "\x00\x01\x02hello\x7f\xff\xfeworld\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00abc\tdef\nstrings here\x00x",
+	"c.csv":        "1,foo\n2,bar\n",
+	"csv.txt":      "a,b,c\nd,,f,",
+	"b64.txt":      "aGVsbG8gd29y\nbGQK\n",
+	"bad64.txt":    "aGVs*bG8K\n",
+	"short64.txt":  "YWI",
+	"sums.txt":     "e09c0c12d2962ddb9c8827209f3cfcc794004c83af3c6817c8c7c7ca76d9729b  a.txt\nb6285c57e8797db5d4c51c80d6f11938afda9b11c6a003549709189e9b4b92a2 *b.txt\n",
+	"badsums.txt":  "e09c0c12d2962ddb9c8827209f3cfcc794004c83af3c6817c8c7c7ca76d9729b  a.txt\ne09c0c12d2962ddb9c8827209f3cfcc794004c83af3c6817c8c7c7ca76d9729b  b.txt\nnot a line\nb6285c57e8797db5d4c51c80d6f11938afda9b11c6a003549709189e9b4b92a2  missing.txt\n# comment\n",
+	"da/f":         "x\n",
+	"db/f":         "y\n",
+	"da/s":         "same\n",
+	"db/s":         "same\n",
+	"da/onlya":     "only\n",
+	"db/onlyb":     "o\n",
+	"da/sub/g":     "1\n",
+	"db/sub/g":     "2\n",
+	"da/dd/k":      "k\n",
+	"db/dd":        "z\n",
+	"bin2.dat":     "\x00\x01\x02hello",
+	"ws1.txt":      "a  b\nC d\n\nend\n",
+	"ws2.txt":      "a b\nc  d\n\n\nend\n",
 	"sub/x.txt":    "in a subfolder\n",
 }
 
@@ -84,6 +104,7 @@ func splitWords(s string) []string {
 type gnuCase struct {
 	line  string
 	stdin string
+	extra map[string]string // files added to gnuFiles for this case
 }
 
 type outcome struct {
@@ -105,40 +126,89 @@ func writeTree(t testing.TB, dir string, files map[string]string) {
 	}
 }
 
-// readTree reads back every regular file of dir.
-func readTree(t testing.TB, dir string) map[string]string {
+// tree is a folder kept equal to a file set between cases: after a case
+// only what changed is rewritten, which keeps hundreds of cases fast.
+type tree struct {
+	dir   string
+	files map[string]string
+	snap  map[string]os.FileInfo
+}
+
+func newTree(t testing.TB, dir string, files map[string]string) *tree {
 	t.Helper()
-	out := map[string]string{}
-	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err != nil || !info.Mode().IsRegular() {
-			return nil
+	writeTree(t, dir, files)
+	tr := &tree{dir: dir, files: files}
+	tr.snap = tr.stat()
+	return tr
+}
+
+func (tr *tree) stat() map[string]os.FileInfo {
+	out := map[string]os.FileInfo{}
+	filepath.Walk(tr.dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && p != tr.dir {
+			rel, _ := filepath.Rel(tr.dir, p)
+			out[filepath.ToSlash(rel)] = info
 		}
-		b, _ := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = string(b)
 		return nil
 	})
 	return out
 }
 
-func requireGNU(t *testing.T, name string) string {
+// changes returns the content of every regular file that is new or whose
+// size or time changed, and "" for removed ones; it then restores the set.
+func (tr *tree) changes(t testing.TB) map[string]string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
+	now := tr.stat()
+	out := map[string]string{}
+	for name, fi := range now {
+		old, ok := tr.snap[name]
+		if ok && old.Size() == fi.Size() && old.ModTime().Equal(fi.ModTime()) && old.Mode() == fi.Mode() {
+			continue
+		}
+		if fi.Mode().IsRegular() {
+			b, _ := os.ReadFile(filepath.Join(tr.dir, name))
+			out[name] = string(b)
+		} else {
+			out[name] = "<" + fi.Mode().Type().String() + ">"
+		}
+	}
+	for name := range tr.snap {
+		if _, ok := now[name]; !ok {
+			out[name] = "<removed>"
+		}
+	}
+	if len(out) > 0 {
+		for name := range out {
+			if _, ok := tr.snap[name]; !ok {
+				os.RemoveAll(filepath.Join(tr.dir, name))
+			}
+		}
+		restore := map[string]string{}
+		for name := range out {
+			if c, ok := tr.files[name]; ok {
+				restore[name] = c
+			}
+		}
+		writeTree(t, tr.dir, restore)
+		tr.snap = tr.stat()
+	}
+	return out
+}
+
+func requireGNU(t *testing.T, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("%s not installed: %v", name, err)
 		}
 		t.Skipf("%s not installed: %v", name, err)
 	}
-	return p
 }
 
-func runHost(t *testing.T, argv []string, stdin string, files map[string]string) outcome {
+func runHost(t *testing.T, tr *tree, argv []string, stdin string) outcome {
 	t.Helper()
-	dir := t.TempDir()
-	writeTree(t, dir, files)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
+	cmd.Dir = tr.dir
 	cmd.Env = []string{"LANG=C.UTF-8", "PATH=/usr/bin:/bin", "TZ=UTC"}
 	cmd.Stdin = strings.NewReader(stdin)
 	var o, e bytes.Buffer
@@ -150,7 +220,7 @@ func runHost(t *testing.T, argv []string, stdin string, files map[string]string)
 	} else if err != nil {
 		t.Fatalf("%v: %v", argv, err)
 	}
-	return outcome{stdout: o.String(), stderr: e.String(), code: code, files: readTree(t, dir)}
+	return outcome{stdout: o.String(), stderr: e.String(), code: code, files: tr.changes(t)}
 }
 
 func commandTable() map[string]command.Func {
@@ -183,31 +253,48 @@ func testEcho(ctx context.Context, env *command.Env) int {
 	return 0
 }
 
-func runOurs(t *testing.T, argv []string, stdin string, files map[string]string) outcome {
+func runOurs(t *testing.T, sb *commandtest.Sandbox, tr *tree, argv []string, stdin string) outcome {
 	t.Helper()
-	sb := commandtest.New(t)
-	sb.WriteFiles(t, files)
-	table := commandTable()
-	sb.Commands = table
-	fn, ok := table[argv[0]]
+	fn, ok := sb.Commands[argv[0]]
 	if !ok {
 		t.Fatalf("no command %s", argv[0])
 	}
 	res := sb.Run(context.Background(), fn, stdin, argv...)
-	return outcome{stdout: res.Stdout, stderr: res.Stderr, code: res.Code, files: readTree(t, sb.Workspace)}
+	return outcome{stdout: res.Stdout, stderr: res.Stderr, code: res.Code, files: tr.changes(t)}
 }
 
 // diffCases runs each case under GNU and under our Func and compares
-// stdout, exit status, whether stderr is empty, and the files left behind.
+// stdout, exit status, whether stderr is empty, and the files written.
 // It returns the number of cases that matched.
 func diffCases(t *testing.T, cases []gnuCase) int {
 	t.Helper()
+	type env struct {
+		host, ours *tree
+		sb         *commandtest.Sandbox
+	}
+	base := func(files map[string]string) *env {
+		sb := commandtest.New(t)
+		sb.Commands = commandTable()
+		return &env{host: newTree(t, t.TempDir(), files), ours: newTree(t, sb.Workspace, files), sb: sb}
+	}
+	shared := base(gnuFiles)
 	pass := 0
 	for _, c := range cases {
 		argv := splitWords(c.line)
 		requireGNU(t, argv[0])
-		want := runHost(t, argv, c.stdin, gnuFiles)
-		got := runOurs(t, argv, c.stdin, gnuFiles)
+		e := shared
+		if c.extra != nil {
+			files := map[string]string{}
+			for k, v := range gnuFiles {
+				files[k] = v
+			}
+			for k, v := range c.extra {
+				files[k] = v
+			}
+			e = base(files)
+		}
+		want := runHost(t, e.host, argv, c.stdin)
+		got := runOurs(t, e.sb, e.ours, argv, c.stdin)
 		ok := true
 		if got.stdout != want.stdout {
 			t.Errorf("%s: stdout\n got: %q\nwant: %q", c.line, got.stdout, want.stdout)
@@ -229,7 +316,7 @@ func diffCases(t *testing.T, cases []gnuCase) int {
 		}
 		for name := range got.files {
 			if _, ok2 := want.files[name]; !ok2 {
-				t.Errorf("%s: left extra file %s", c.line, name)
+				t.Errorf("%s: changed file %s that GNU left alone", c.line, name)
 				ok = false
 			}
 		}
@@ -291,9 +378,9 @@ func TestGNUSort(t *testing.T) {
 		"sort -k1.3b,1.5 tabs.txt", "sort -t '\t' -k2 tabs.txt", "sort -R -k1,1 -c c1.txt", "sort utf8.txt", "sort -f utf8.txt",
 	)
 	months := "jan 1\nFeb 2\n mar 3\nxyz 0\nDEC 12\nnov\n"
-	cases = append(cases, gnuCase{"sort -M", months}, gnuCase{"sort -Mr", months}, gnuCase{"sort -k1,1M", months},
-		gnuCase{"sort -n", "1.5\n1.50\n01.5\n-1.5\n.5\n-.5\n-0.0\n0\n-\n."}, gnuCase{"sort -g", "inf\n-inf\nnan\n1e-3\n0x1p3\n5\nfoo\n-nan\n"},
-		gnuCase{"sort -h", "1.5K\n1K\n1023\n-2K\n-1M\n0K\n0\nK\n1k\n"})
+	cases = append(cases, gnuCase{line: "sort -M", stdin: months}, gnuCase{line: "sort -Mr", stdin: months}, gnuCase{line: "sort -k1,1M", stdin: months},
+		gnuCase{line: "sort -n", stdin: "1.5\n1.50\n01.5\n-1.5\n.5\n-.5\n-0.0\n0\n-\n."}, gnuCase{line: "sort -g", stdin: "inf\n-inf\nnan\n1e-3\n0x1p3\n5\nfoo\n-nan\n"},
+		gnuCase{line: "sort -h", stdin: "1.5K\n1K\n1023\n-2K\n-1M\n0K\n0\nK\n1k\n"})
 	diffCases(t, cases)
 }
 
@@ -332,7 +419,7 @@ func TestGNUTr(t *testing.T) {
 		"tr 'a-c' '\\n'", "tr '[:alpha:]' '*'", "tr -d 'a-' ", "tr -C '[:print:]' '?'", "tr -d '\\0'", "tr '\\n' ' '",
 		"tr -s '[:upper:]' '[:lower:]'", "tr -dc 'a-f0-9'", "tr xyz '[a*]'", "tr '[:digit:]' '[x*5]Y'", "tr -d -s a b c",
 	)
-	cases = append(cases, gnuCase{"tr -d '\\000'", "a\x00b\x00"}, gnuCase{"tr '\\200-\\377' X", "\xc3\xa9t\xe9\n"})
+	cases = append(cases, gnuCase{line: "tr -d '\\000'", stdin: "a\x00b\x00"}, gnuCase{line: "tr '\\200-\\377' X", stdin: "\xc3\xa9t\xe9\n"})
 	diffCases(t, cases)
 }
 
@@ -353,7 +440,7 @@ func TestGNUPasteCommJoin(t *testing.T) {
 		"join -t: -j1 colon.txt colon.txt", "join -i dup.txt dup.txt", "join - j2.txt", "join -t, a.txt b.txt", "join -a3 j1.txt j2.txt",
 		"join -o 3.1 j1.txt j2.txt", "join -v1 -v2 j1.txt j2.txt", "join --nocheck-order unsorted.txt j2.txt",
 	)
-	cases = append(cases, gnuCase{"join -t, -1 2 - c.csv", "x,1,a\ny,2,b\n"}, gnuCase{"join -t, -1 2 -o 1.1,2.2 - c.csv", "x,1,a\ny,2,b\n"})
+	cases = append(cases, gnuCase{line: "join -t, -1 2 - c.csv", stdin: "x,1,a\ny,2,b\n"}, gnuCase{line: "join -t, -1 2 -o 1.1,2.2 - c.csv", stdin: "x,1,a\ny,2,b\n"})
 	diffCases(t, cases)
 }
 
@@ -377,23 +464,23 @@ func TestGNUSimpleTools(t *testing.T) {
 		"seq 100000000000000000000 100000000000000000002", "seq -w 8 11", "seq -f '%5.1f%%' 1 3",
 		"tee", "tee out.txt", "tee -a b.txt", "tee o1.txt o2.txt", "tee sub/new.txt", "tee missing/x.txt", "tee sub",
 	)
-	cases = append(cases, gnuCase{"unexpand", "        hello\n    x       y\n  \t a\n         \n"}, gnuCase{"unexpand -a", "a       b   c        d\n"},
-		gnuCase{"unexpand -t 4", "    hello   world\n"}, gnuCase{"column -t", "a  b\n\n   \nc d e f\n"}, gnuCase{"column -t -s ,", "a,,b\nccc,d,e\n"},
-		gnuCase{"fold -w 3", "ab\bcdef\rghijk\n"})
+	cases = append(cases, gnuCase{line: "unexpand", stdin: "        hello\n    x       y\n  \t a\n         \n"}, gnuCase{line: "unexpand -a", stdin: "a       b   c        d\n"},
+		gnuCase{line: "unexpand -t 4", stdin: "    hello   world\n"}, gnuCase{line: "column -t", stdin: "a  b\n\n   \nc d e f\n"}, gnuCase{line: "column -t -s ,", stdin: "a,,b\nccc,d,e\n"},
+		gnuCase{line: "fold -w 3", stdin: "ab\bcdef\rghijk\n"})
 	diffCases(t, cases)
 }
 
 func TestGNUXargs(t *testing.T) {
 	cases := []gnuCase{
-		{"xargs", "a b\nc\n"}, {"xargs echo", "a b\nc\n"}, {"xargs -t echo", "a b\nc\n"}, {"xargs echo x", ""}, {"xargs -r echo x", ""},
-		{"xargs -n1", "a 'b c' d\\ e\n"}, {"xargs", "a 'b\n"}, {"xargs", "a \"b\n"}, {"xargs -I{} echo [{}]", "  x y\n z\n"},
-		{"xargs -L 1", "a b\nc d \ne\nf\n"}, {"xargs -L 2 -t echo", "a b\nc d \ne\nf\n"}, {"xargs -d, -n2", "a,b,c"}, {"xargs -0 -n1 echo", "a\x00b c\x00"},
-		{"xargs -E STOP", "a b c STOP d\n"}, {"xargs -P 1 -n 1 echo", "q w\n"}, {"xargs -I {} -n 2 echo {}", "x\n"}, {"xargs -t echo", "a \"b c\"\n"},
-		{"xargs -n 2 echo", "1 2 3 4 5\n"}, {"xargs -i echo <{}>", "a\nb\n"}, {"xargs -I % echo % %", "one\ntwo\n"}, {"xargs -a b.txt echo", ""},
-		{"xargs -a missing.txt echo", ""}, {"xargs -n 0", "a"}, {"xargs -d '\\n' echo", "a b\nc\n"}, {"xargs -0", "a\nb\x00c"},
-		{"xargs -n1 -r", "\n\n"}, {"xargs --max-args=2", "1 2 3\n"}, {"xargs -x -s 10 echo", "aaaaaaaaaaaaaaa\n"}, {"xargs cat", "a.txt b.txt\n"},
-		{"xargs -I{} cat {}", "b.txt\nc1.txt\n"}, {"xargs wc -l", "a.txt b.txt"}, {"xargs -n1 head -n1", "a.txt b.txt"}, {"xargs -L1 echo", "a\n\nb\n"},
-		{"xargs echo", "a\\\nb\n"}, {"xargs -0 echo", ""}, {"xargs -d x echo", "axbxc"},
+		{line: "xargs", stdin: "a b\nc\n"}, {line: "xargs echo", stdin: "a b\nc\n"}, {line: "xargs -t echo", stdin: "a b\nc\n"}, {line: "xargs echo x", stdin: ""}, {line: "xargs -r echo x", stdin: ""},
+		{line: "xargs -n1", stdin: "a 'b c' d\\ e\n"}, {line: "xargs", stdin: "a 'b\n"}, {line: "xargs", stdin: "a \"b\n"}, {line: "xargs -I{} echo [{}]", stdin: "  x y\n z\n"},
+		{line: "xargs -L 1", stdin: "a b\nc d \ne\nf\n"}, {line: "xargs -L 2 -t echo", stdin: "a b\nc d \ne\nf\n"}, {line: "xargs -d, -n2", stdin: "a,b,c"}, {line: "xargs -0 -n1 echo", stdin: "a\x00b c\x00"},
+		{line: "xargs -E STOP", stdin: "a b c STOP d\n"}, {line: "xargs -P 1 -n 1 echo", stdin: "q w\n"}, {line: "xargs -I {} -n 2 echo {}", stdin: "x\n"}, {line: "xargs -t echo", stdin: "a \"b c\"\n"},
+		{line: "xargs -n 2 echo", stdin: "1 2 3 4 5\n"}, {line: "xargs -i echo <{}>", stdin: "a\nb\n"}, {line: "xargs -I % echo % %", stdin: "one\ntwo\n"}, {line: "xargs -a b.txt echo", stdin: ""},
+		{line: "xargs -a missing.txt echo", stdin: ""}, {line: "xargs -n 0", stdin: "a"}, {line: "xargs -d '\\n' echo", stdin: "a b\nc\n"}, {line: "xargs -0", stdin: "a\nb\x00c"},
+		{line: "xargs -n1 -r", stdin: "\n\n"}, {line: "xargs --max-args=2", stdin: "1 2 3\n"}, {line: "xargs -x -s 10 echo", stdin: "aaaaaaaaaaaaaaa\n"}, {line: "xargs cat", stdin: "a.txt b.txt\n"},
+		{line: "xargs -I{} cat {}", stdin: "b.txt\nc1.txt\n"}, {line: "xargs wc -l", stdin: "a.txt b.txt"}, {line: "xargs -n1 head -n1", stdin: "a.txt b.txt"}, {line: "xargs -L1 echo", stdin: "a\n\nb\n"},
+		{line: "xargs echo", stdin: "a\\\nb\n"}, {line: "xargs -0 echo", stdin: ""}, {line: "xargs -d x echo", stdin: "axbxc"},
 	}
 	diffCases(t, cases)
 }
@@ -423,12 +510,38 @@ func TestGNUSplit(t *testing.T) {
 		seq700 += fmt.Sprintln(i)
 	}
 	cases := []gnuCase{
-		{"split -l 2 a.txt", ""}, {"split -b 5 b.txt", ""}, {"split -n 2 a.txt", ""}, {"split -n l/2 a.txt", ""}, {"split -n r/3 a.txt", ""},
-		{"split -d -a 3 -l 1 b.txt pre_", ""}, {"split -n 2/3 a.txt", ""}, {"split -l 0 a.txt", ""}, {"split -b 2 --additional-suffix=.txt b.txt", ""},
-		{"split -l 1", seq700}, {"split missing.txt", ""}, {"split", ""}, {"split -l 3", "1\n2\n3\n4\n"}, {"split -C 10 a.txt", ""},
-		{"split -n l/3 -d a.txt", ""}, {"split -n 20 b.txt", ""}, {"split -e -n 20 b.txt", ""}, {"split -a 1 -l 1 a.txt", ""},
-		{"split -x -l 1 a.txt", ""}, {"split -b 1K a.txt", ""}, {"split -l 2 a.txt sub/part", ""}, {"split -3 b.txt", ""},
-		{"split --numeric-suffixes=5 -l 5 a.txt", ""},
+		{line: "split -l 2 a.txt", stdin: ""}, {line: "split -b 5 b.txt", stdin: ""}, {line: "split -n 2 a.txt", stdin: ""}, {line: "split -n l/2 a.txt", stdin: ""}, {line: "split -n r/3 a.txt", stdin: ""},
+		{line: "split -d -a 3 -l 1 b.txt pre_", stdin: ""}, {line: "split -n 2/3 a.txt", stdin: ""}, {line: "split -l 0 a.txt", stdin: ""}, {line: "split -b 2 --additional-suffix=.txt b.txt", stdin: ""},
+		{line: "split -l 1", stdin: seq700}, {line: "split missing.txt", stdin: ""}, {line: "split", stdin: ""}, {line: "split -l 3", stdin: "1\n2\n3\n4\n"}, {line: "split -C 10 a.txt", stdin: ""},
+		{line: "split -n l/3 -d a.txt", stdin: ""}, {line: "split -n 20 b.txt", stdin: ""}, {line: "split -e -n 20 b.txt", stdin: ""}, {line: "split -a 1 -l 1 a.txt", stdin: ""},
+		{line: "split -x -l 1 a.txt", stdin: ""}, {line: "split -b 1K a.txt", stdin: ""}, {line: "split -l 2 a.txt sub/part", stdin: ""}, {line: "split -3 b.txt", stdin: ""},
+		{line: "split --numeric-suffixes=5 -l 5 a.txt", stdin: ""},
 	}
 	diffCases(t, cases)
+}
+
+func TestGNUDiff(t *testing.T) {
+	cases := lines("one\ntwo\nthree\n",
+		"diff a.txt b.txt", "diff b.txt b.txt", "diff -q a.txt b.txt", "diff -s b.txt b.txt", "diff -s a.txt b.txt",
+		"diff --label A --label B -u a.txt b.txt", "diff --label A --label B -c a.txt b.txt", "diff --label A --label B -U 1 c1.txt c2.txt",
+		"diff c1.txt c2.txt", "diff nonl.txt b.txt", "diff --label x --label y -u nonl.txt a.txt", "diff - b.txt", "diff b.txt -",
+		"diff missing.txt b.txt", "diff a.txt", "diff a b c", "diff bin.dat bin2.dat", "diff -a --label A --label B -u bin.dat bin2.dat",
+		"diff da db", "diff -r da db", "diff -q da db", "diff -qr da db", "diff -rq da db", "diff -r -N da db", "diff -rs da db",
+		"diff da/f db", "diff da/f db/f", "diff -i ws1.txt ws2.txt", "diff -w ws1.txt ws2.txt", "diff -b ws1.txt ws2.txt",
+		"diff -B ws1.txt ws2.txt", "diff -wB ws1.txt ws2.txt", "diff -N missing.txt b.txt", "diff --brief a.txt b.txt",
+"diff -U x a.txt b.txt", "diff empty.txt b.txt", "diff b.txt empty.txt", "diff -u0 --label A --label B a.txt b.txt",
+		"diff --normal c1.txt c2.txt", "diff -rN da/sub db/sub",
+	)
+	diffCases(t, cases)
+}
+
+// TestGNUFilesExist guards the differential tests against cases that only
+// agree because both sides miss an input file.
+func TestGNUFilesExist(t *testing.T) {
+	for _, name := range []string{"c.csv", "csv.txt", "b64.txt", "bad64.txt", "short64.txt", "sums.txt", "badsums.txt",
+		"da/f", "db/f", "bin2.dat", "ws1.txt", "ws2.txt"} {
+		if _, ok := gnuFiles[name]; !ok {
+			t.Errorf("gnuFiles lacks %s", name)
+		}
+	}
 }

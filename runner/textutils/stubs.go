@@ -8,4 +8,3 @@ import (
 
 func notYet(ctx context.Context, env *command.Env) int { env.Errorf("not available yet"); return 127 }
 
-var Diff command.Func = notYet
