@@ -29,6 +29,9 @@ const (
 const (
 	maxNFAInsts  = 20000
 	maxDFAStates = 4000
+	// maxDFAPCs bounds the memory of the state cache (instructions kept
+	// over all states).
+	maxDFAPCs = 1 << 21
 )
 
 type instKind uint8
@@ -64,12 +67,13 @@ type dfaState struct {
 // path. It handles patterns without back-references or word boundaries.
 // It is not safe for concurrent use.
 type DFA struct {
-	prog    []inst
-	start   int
-	eol     byte
-	states  []*dfaState
-	index   map[string]int32
-	initial int32 // state at a record start
+	prog     []inst
+	start    int
+	eol      byte
+	states   []*dfaState
+	index    map[string]int32
+	initial  int32 // state at a record start
+	totalPCs int   // instructions held by all states
 	// emptyMatch: an empty record matches (BOL and EOL both hold).
 	emptyMatch bool
 }
@@ -306,9 +310,10 @@ func (d *DFA) stateFor(pcs []int) (int32, error) {
 	if i, ok := d.index[key.String()]; ok {
 		return i, nil
 	}
-	if len(d.states) >= maxDFAStates {
+	if len(d.states) >= maxDFAStates || d.totalPCs+len(pcs) > maxDFAPCs {
 		return 0, ErrDFATooBig
 	}
+	d.totalPCs += len(pcs)
 	st := &dfaState{pcs: pcs}
 	for _, pc := range pcs {
 		if d.prog[pc].kind == iMatch {
