@@ -15,21 +15,21 @@ import (
 )
 
 type diffOpts struct {
-	format       byte // 'n' normal, 'u' unified, 'c' context
-	context      int
-	brief        bool
-	reportSame   bool
-	recursive    bool
-	newFile      bool
-	ignoreCase   bool
-	ignoreAllWS  bool
-	ignoreWSAmt  bool
-	ignoreBlank  bool
-	stripCR      bool
-	text         bool
-	minimal      bool
-	labels       []string
-	switches     string
+	format      byte // 'n' normal, 'u' unified, 'c' context
+	context     int
+	brief       bool
+	reportSame  bool
+	recursive   bool
+	newFile     bool
+	ignoreCase  bool
+	ignoreAllWS bool
+	ignoreWSAmt bool
+	ignoreBlank bool
+	stripCR     bool
+	text        bool
+	minimal     bool
+	labels      []string
+	switches    string
 }
 
 // diffText is one side of a comparison.

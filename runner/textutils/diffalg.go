@@ -18,7 +18,7 @@ func (f *diffFile) setChanged(i int, v bool) {
 }
 
 type diffChange struct {
-	line0, line1     int // first affected line of each file (0-based)
+	line0, line1      int // first affected line of each file (0-based)
 	deleted, inserted int
 }
 

@@ -104,7 +104,7 @@ func splitWords(s string) []string {
 type gnuCase struct {
 	line  string
 	stdin string
-	extra map[string]string // files added to gnuFiles for this case
+	extra map[string]string // when set, the case's only files (instead of gnuFiles)
 }
 
 type outcome struct {
@@ -284,14 +284,7 @@ func diffCases(t *testing.T, cases []gnuCase) int {
 		requireGNU(t, argv[0])
 		e := shared
 		if c.extra != nil {
-			files := map[string]string{}
-			for k, v := range gnuFiles {
-				files[k] = v
-			}
-			for k, v := range c.extra {
-				files[k] = v
-			}
-			e = base(files)
+			e = base(c.extra)
 		}
 		want := runHost(t, e.host, argv, c.stdin)
 		got := runOurs(t, e.sb, e.ours, argv, c.stdin)
@@ -529,7 +522,7 @@ func TestGNUDiff(t *testing.T) {
 		"diff da db", "diff -r da db", "diff -q da db", "diff -qr da db", "diff -rq da db", "diff -r -N da db", "diff -rs da db",
 		"diff da/f db", "diff da/f db/f", "diff -i ws1.txt ws2.txt", "diff -w ws1.txt ws2.txt", "diff -b ws1.txt ws2.txt",
 		"diff -B ws1.txt ws2.txt", "diff -wB ws1.txt ws2.txt", "diff -N missing.txt b.txt", "diff --brief a.txt b.txt",
-"diff -U x a.txt b.txt", "diff empty.txt b.txt", "diff b.txt empty.txt", "diff -u0 --label A --label B a.txt b.txt",
+		"diff -U x a.txt b.txt", "diff empty.txt b.txt", "diff b.txt empty.txt", "diff -u0 --label A --label B a.txt b.txt",
 		"diff --normal c1.txt c2.txt", "diff -rN da/sub db/sub",
 	)
 	diffCases(t, cases)
