@@ -185,7 +185,15 @@ func BenchmarkCompare(b *testing.B) {
 				})
 				timed("put-existing-head", func() error { return stHead.Put(ctx, ed, bytes.NewReader(existing), int64(size)) })
 				timed("put-existing-nohead", func() error { return stNoHead.Put(ctx, ed, bytes.NewReader(existing), int64(size)) })
-				timed("open-store", func() error { _, err := objects.Get(ctx, stDefault, ed); return err })
+				timed("open-store", func() error {
+					rc, err := stDefault.Open(ctx, ed, 0, -1)
+					if err != nil {
+						return err
+					}
+					defer rc.Close()
+					_, err = io.Copy(io.Discard, rc) // verified at EOF
+					return err
+				})
 				timed("open-raw", func() error {
 					obj, err := raw.GetObject(ctx, bucket, "cmp/"+ed.Key(), minio.GetObjectOptions{})
 					if err != nil {
