@@ -253,7 +253,7 @@ func strftime(format string, t time.Time) string {
 }
 
 // strftimeNanos is %N: width digits of the fraction (9 by default); '-'
-// with a width drops leading zeros, '_' turns trailing zeros into spaces.
+// with a width drops trailing zeros, '_' turns trailing zeros into spaces.
 func strftimeNanos(t time.Time, pad byte, width int) string {
 	digits := 9
 	if width > 0 {
@@ -266,7 +266,7 @@ func strftimeNanos(t time.Time, pad byte, width int) string {
 	s = s[:digits]
 	switch {
 	case pad == '-' && width > 0:
-		if s = strings.TrimLeft(s, "0"); s == "" {
+		if s = strings.TrimRight(s, "0"); s == "" {
 			s = "0"
 		}
 	case pad == '_':
