@@ -690,9 +690,10 @@ func (w *rgWalker) parentIgnores(root string) ignoreStack {
 	return st
 }
 
+// walk searches dir, whose entries lie depth levels below the root.
 func (w *rgWalker) walk(dir string, st ignoreStack, depth int) {
 	g := w.g
-	if g.stopAll {
+	if g.stopAll || w.ro.maxDepth >= 0 && depth > w.ro.maxDepth {
 		return
 	}
 	if err := g.ctx.Err(); err != nil {
@@ -754,9 +755,7 @@ func (w *rgWalker) walk(dir string, st ignoreStack, depth int) {
 			if name == ".git" && !w.ro.noIgnore {
 				continue
 			}
-			if w.ro.maxDepth < 0 || depth < w.ro.maxDepth {
-				w.walk(child, st, depth+1)
-			}
+			w.walk(child, st, depth+1)
 			continue
 		}
 		if !w.typeAllowed(name) {

@@ -13,11 +13,11 @@ import (
 func FuzzPattern(f *testing.F) {
 	for _, seed := range []string{`a\{2,3\}`, `\(ab\)*\1`, `[[:alpha:]]\+\>`, `*a`, `a|*b`, `[]a-]`, `\(\)`,
 		`x\{1`, `(a|b){2}`, `[^[:space:]]`, `\w\W\s\S`, `^$`, `a**`, `[z-a]`, `\`, `[[.a.]]`, `[[=e=]]`} {
-		f.Add(seed, true, "abc ab a-b\tAB")
-		f.Add(seed, false, "")
+		f.Add(seed, true, false, "abc ab a-b\tAB")
+		f.Add(seed, false, true, "")
 	}
-	f.Fuzz(func(t *testing.T, pat string, ere bool, line string) {
-		opts := Options{}
+	f.Fuzz(func(t *testing.T, pat string, ere, fold bool, line string) {
+		opts := Options{IgnoreCase: fold}
 		if ere {
 			opts.Syntax = ERE
 		}
