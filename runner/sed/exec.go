@@ -125,7 +125,7 @@ func (m *machine) stop() bool {
 // reports it when it runs, hence the odd location.
 var errNoPrevious = &scriptError{where: "-e expression #1, char 0", msg: "no previous regular expression"}
 
-// errQuit ends the script (q, Q, n or N at the end of input).
+// errQuit ends the script (q, Q).
 var errQuit = errors.New("quit")
 
 // run processes all input. It returns nil, errQuit or an error.
@@ -193,8 +193,13 @@ func (m *machine) endCycle(autoprint bool) error {
 	return m.flushAppends()
 }
 
-func (m *machine) flushAppends() error {
-	if len(m.appends) > 0 && m.out.missing {
+func (m *machine) flushAppends() error { return m.dumpAppends(false) }
+
+// dumpAppends prints the append queue; like GNU's dump_append_queue it
+// first ends an unterminated line, always for q (force) and otherwise
+// only when the queue holds something.
+func (m *machine) dumpAppends(force bool) error {
+	if (force || len(m.appends) > 0) && m.out.missing {
 		// GNU ends an unterminated last line before the queue, even when
 		// the queue turns out to print nothing.
 		if err := m.out.write(m.opts.sep); err != nil {
@@ -483,10 +488,9 @@ func (m *machine) exec() (restart bool, err error) {
 				return false, err
 			}
 			if last {
-				if err := m.endCycle(true); err != nil {
-					return false, err
-				}
-				return false, errQuit
+				// GNU ends the cycle here; with -s or -i the next file
+				// then starts a new one.
+				return false, m.endCycle(true)
 			}
 			if !m.opts.quiet {
 				if err := m.out.line(m.ps, sep, m.chomped); err != nil {
@@ -505,10 +509,7 @@ func (m *machine) exec() (restart bool, err error) {
 				return false, err
 			}
 			if last {
-				if err := m.endCycle(!m.opts.posix); err != nil {
-					return false, err
-				}
-				return false, errQuit
+				return false, m.endCycle(!m.opts.posix)
 			}
 			if err := m.flushAppends(); err != nil {
 				return false, err
@@ -527,7 +528,12 @@ func (m *machine) exec() (restart bool, err error) {
 			}
 		case 'q':
 			m.exit = c.num
-			if err := m.endCycle(true); err != nil {
+			if !m.opts.quiet {
+				if err := m.out.line(m.ps, sep, m.chomped); err != nil {
+					return false, writeErr(m.out, err)
+				}
+			}
+			if err := m.dumpAppends(true); err != nil {
 				return false, err
 			}
 			return false, errQuit
@@ -791,7 +797,7 @@ func listLine(b []byte, width int, sep byte) []byte {
 			}
 		}
 		if width > 0 && col+len(e) > width-1 {
-			out = append(out, '\\', '\n')
+			out = append(out, '\\', sep)
 			col = 0
 		}
 		out = append(out, e...)
