@@ -318,7 +318,11 @@ func applyRgFlag(env *command.Env, o *options, ro *rgOptions, f, val string, rea
 	case "--no-ignore-vcs":
 		ro.noIgnoreVCS = true
 	case "-u", "--unrestricted":
-		if ro.noIgnore {
+		// -u: no ignore files; -uu: and hidden files; -uuu: and binary.
+		switch {
+		case ro.hidden && ro.noIgnore:
+			o.binary = binaryText
+		case ro.noIgnore:
 			ro.hidden = true
 		}
 		ro.noIgnore = true

@@ -87,6 +87,7 @@ func TestRgNonTTY(t *testing.T) {
 		{"rg --max-depth 1 --files sub", "", "", 1},
 		{"rg -L -l hello", "", "a.txt\ndocs/README.md\nkeep.log\nsrc/lib/x.rs\nsrc/main.go\nsub/dir/deep.go\nwords.txt\n", 0},
 		{"rg -l -0 hello src", "", "src/lib/x.rs\x00src/main.go\x00", 0},
+		{"rg -uuu -l hello", "", ".hidden/h.txt\na.txt\nbin.dat\nbuild/out.txt\ndebug.log\ndocs/README.md\nkeep.log\nsrc/gen.go\nsrc/lib/x.rs\nsrc/main.go\nsub/dir/deep.go\nwords.txt\n", 0},
 		{"rg -c -I hello a.txt words.txt", "", "1\n3\n", 0},
 		{"rg hello", "hello stdin\nbye\n", "hello stdin\n", 0},
 		{"rg -H hello", "hello stdin\n", "<stdin>:hello stdin\n", 0},
