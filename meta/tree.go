@@ -281,8 +281,9 @@ func (r *treeReader) uvarint() uint64 {
 		return 0
 	}
 	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errors.New("bad varint")
+	if n <= 0 || (n > 1 && r.b[n-1] == 0) {
+		// A padded varint would give one directory two encodings.
+		r.err = errors.New("bad or non-minimal varint")
 		return 0
 	}
 	r.b = r.b[n:]
@@ -294,8 +295,8 @@ func (r *treeReader) varint() int64 {
 		return 0
 	}
 	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = errors.New("bad varint")
+	if n <= 0 || (n > 1 && r.b[n-1] == 0) {
+		r.err = errors.New("bad or non-minimal varint")
 		return 0
 	}
 	r.b = r.b[n:]
