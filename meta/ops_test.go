@@ -366,3 +366,34 @@ func count(u string) int {
 	}
 	return n
 }
+
+// TestUnifiedDiffLargeFallsBack: past the edit budget the diff is no
+// longer minimal but still turns a into b.
+func TestUnifiedDiffLargeFallsBack(t *testing.T) {
+	patchBin, err := exec.LookPath("patch")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("patch is missing")
+		}
+		t.Skip("patch is missing")
+	}
+	var a, b strings.Builder
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&a, "a line %d\n", i)
+		fmt.Fprintf(&b, "b line %d\n", i)
+		if i%100 == 0 {
+			fmt.Fprintf(&a, "shared %d\n", i)
+			fmt.Fprintf(&b, "shared %d\n", i)
+		}
+	}
+	u := UnifiedDiff("a", "b", a.String(), b.String(), 3)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a"), []byte(a.String()), 0o644)
+	os.WriteFile(filepath.Join(dir, "p"), []byte(u), 0o644)
+	if out, err := exec.Command(patchBin, "-s", "-o", filepath.Join(dir, "out"), filepath.Join(dir, "a"), filepath.Join(dir, "p")).CombinedOutput(); err != nil {
+		t.Fatalf("patch: %v %s", err, out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "out")); string(got) != b.String() {
+		t.Fatal("the fallback diff does not turn a into b")
+	}
+}
