@@ -315,6 +315,12 @@ type bodyReader struct {
 
 func (r *bodyReader) Read(p []byte) (int, error) {
 	for {
+		// The transport notices a cancelled request asynchronously, and
+		// bytes already received would still be served; a read after
+		// cancellation must fail every time.
+		if err := r.ctx.Err(); err != nil {
+			return 0, fmt.Errorf("s3: read %s on %s: %w", r.d.Short(), r.s.name, err)
+		}
 		n, err := r.body.Read(p)
 		r.pos += int64(n)
 		if err == io.EOF && r.pos < r.end {
