@@ -631,6 +631,10 @@ func (p *parser) parseBracket() (*node, error) {
 			return nil, err
 		}
 		if !isChar {
+			// A class cannot start a range: "[[:alpha:]-z]".
+			if p.rangeDashFollows() {
+				return nil, errBadRange
+			}
 			continue
 		}
 		// A range "lo-hi" unless "-" is the last item.
@@ -640,7 +644,8 @@ func (p *parser) parseBracket() (*node, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !hiChar || hi < lo {
+			if !hiChar || hi < lo || p.rangeDashFollows() {
+				// "[a-c-e]": a range cannot go on from another.
 				return nil, errBadRange
 			}
 			cls.ranges = append(cls.ranges, lo, hi)
@@ -653,6 +658,11 @@ func (p *parser) parseBracket() (*node, error) {
 		return nil, errClassSyntax
 	}
 	return &node{op: opClass, cls: cls}, nil
+}
+
+// rangeDashFollows reports a "-" at pos that is not the last item.
+func (p *parser) rangeDashFollows() bool {
+	return p.pos+1 < len(p.src) && p.src[p.pos] == '-' && p.src[p.pos+1] != ']'
 }
 
 // bracketItem reads one character, [:class:], [=c=] or [.c.] inside a
