@@ -3,6 +3,7 @@ package meta
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -67,5 +68,30 @@ func TestCreateCommitLog(t *testing.T) {
 	got, err := db.Get(ctx, w.Name)
 	if err != nil || got.Head != 4 || got.HeadRoot != r4.Root || got.Usage != r4.Stats {
 		t.Fatalf("get %v %+v", err, got)
+	}
+}
+
+func TestManyChangesKeptInManifest(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t, nil)
+	w := mustCreate(t, db, "acme/a")
+	var ops []Op
+	for i := 0; i < 150; i++ {
+		ops = append(ops, PutBytes(fmt.Sprintf("f%03d", i), nil, 0, t0))
+	}
+	q := DefaultQuotas()
+	q.MaxEntries = 1000
+	db.Update(ctx, w.Name, WorkspaceUpdate{Quotas: &q})
+	r := mustCommit(t, db, w.Name, 1, ops...)
+	if len(r.Changes) != 150 {
+		t.Fatalf("commit returned %d changes", len(r.Changes))
+	}
+	log, _ := db.Log(ctx, w.Name, LogOptions{Limit: 1})
+	if len(log[0].Changes) != MaxInlineChanges || log[0].ChangesOmitted != 150-MaxInlineChanges {
+		t.Fatalf("log: %d changes, %d omitted", len(log[0].Changes), log[0].ChangesOmitted)
+	}
+	full, err := db.Show(ctx, Ref{w.Name, 2})
+	if err != nil || len(full.Changes) != 150 || full.ChangesOmitted != 0 || full.Changes[149].Path != "f149" {
+		t.Fatalf("show: %v, %d changes", err, len(full.Changes))
 	}
 }

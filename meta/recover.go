@@ -46,6 +46,12 @@ type RecoverReport struct {
 // newest manifest. It refuses to overwrite an existing file at path, and
 // it writes a new file beside it that it renames into place only when
 // complete. A listing or read error stops it with nothing at path.
+//
+// Every revision that was acknowledged (its Commit returned) comes back,
+// with its workspace's newest settings. An operation cut short by a crash
+// after its objects were stored but before its transaction may come back
+// too: a commit that was never acknowledged, a settings change, a created
+// workspace. A failed operation that could clean up removed its objects.
 func Recover(ctx context.Context, path string, store objects.Store, opts RecoverOptions) (*RecoverReport, error) {
 	if _, err := os.Stat(path); err == nil {
 		return nil, fmt.Errorf("meta: recover: %s exists; move it aside first (recover never overwrites a database)", path)
