@@ -198,6 +198,14 @@ func setupIn(t *testing.T, dir, setup string) {
 	if setup == "" {
 		return
 	}
+	if err := copyTree(templateFor(t, setup), dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// templateFor returns the folder built once by a setup script.
+func templateFor(t *testing.T, setup string) string {
+	t.Helper()
 	templatesMu.Lock()
 	tmpl, ok := templates[setup]
 	if !ok {
@@ -211,9 +219,27 @@ func setupIn(t *testing.T, dir, setup string) {
 		templates[setup] = tmpl
 	}
 	templatesMu.Unlock()
-	if err := copyTree(tmpl, dir); err != nil {
-		t.Fatal(err)
+	return tmpl
+}
+
+// readOnly reports a case whose command only reads files: both sides can
+// run in the shared template instead of copies of it.
+func readOnly(c gnuCase) bool {
+	if c.after != "" || c.setup == "" {
+		return false
 	}
+	switch c.args[0] {
+	case "ls", "stat", "cat", "du", "tree":
+		return true
+	case "find":
+		for _, a := range c.args {
+			if a == "-delete" || strings.HasPrefix(a, "-exec") || strings.HasPrefix(a, "-ok") {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // copyTree copies a folder's contents with modes, links and times.
@@ -268,8 +294,13 @@ func copyTree(src, dst string) error {
 }
 
 func runGNU(t *testing.T, c gnuCase) gnuResult {
-	dir := t.TempDir()
-	setupIn(t, dir, c.setup)
+	var dir string
+	if readOnly(c) {
+		dir = templateFor(t, c.setup)
+	} else {
+		dir = t.TempDir()
+		setupIn(t, dir, c.setup)
+	}
 	cmd := exec.Command(c.args[0], c.args[1:]...)
 	cmd.Dir = dir
 	cmd.Env = gnuEnv
@@ -287,9 +318,20 @@ func runGNU(t *testing.T, c gnuCase) gnuResult {
 }
 
 func runOurs(t *testing.T, c gnuCase) gnuResult {
-	s := commandtest.New(t)
+	var s *commandtest.Sandbox
+	if readOnly(c) {
+		s = &commandtest.Sandbox{Workspace: templateFor(t, c.setup), Tmp: t.TempDir()}
+		fsys, err := command.NewRootFS(map[string]string{"/workspace": s.Workspace, "/tmp": s.Tmp}, "/workspace")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { fsys.Close() })
+		s.FS = fsys
+	} else {
+		s = commandtest.New(t)
+		setupIn(t, s.Workspace, c.setup)
+	}
 	s.Commands = commandMap()
-	setupIn(t, s.Workspace, c.setup)
 	fn := s.Commands[c.args[0]]
 	if fn == nil {
 		t.Fatalf("no command %q", c.args[0])
@@ -430,7 +472,10 @@ func TestGNUFileTools(t *testing.T) {
 		s = regexp.MustCompile(`(Change|Birth|Access): [-0-9]{10} .*`).ReplaceAllString(s, "$1: T")
 		s = regexp.MustCompile(`Birth: .*`).ReplaceAllString(s, "Birth: T")
 		s = regexp.MustCompile(`Uid: \(.*\)`).ReplaceAllString(s, "Uid: U")
-		s = regexp.MustCompile(`^(a.txt 6 8 81a4 \d+ \d+) \w+ \d+ (1 0 0 1704164645 1704164645) \d+ \d+`).ReplaceAllString(s, "$1 D I $2 C B")
+		if f := strings.Fields(s); len(f) == 16 && f[0] == "a.txt" {
+			f[14] = "W" // birth time, which the runner cannot see
+			s = strings.Join(f, " ") + "\n"
+		}
 		return s
 	}
 	for _, a := range []string{"stat a.txt", "stat d", "stat link", "stat -L link", "stat empty", "stat -t a.txt"} {
