@@ -268,10 +268,11 @@ func parseArgs(name string, args []string, readFile func(string) (string, error)
 				context = int(n)
 			}
 		case "color":
-			switch val {
+			switch strings.ToLower(val) {
 			case "", "never", "always", "auto", "yes", "no", "force", "tty", "if-tty", "none":
 			default:
-				return &fatalError{"invalid argument '" + val + "' for '--color'"}
+				// GNU answers an unknown WHEN with its help text, status 0.
+				return &fatalError{"help"}
 			}
 		case "U":
 			// -U (binary) changes nothing on Unix.
