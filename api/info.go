@@ -1,0 +1,127 @@
+package api
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// File names inside a wsfs home.
+const (
+	SocketName = "wsfs.sock"
+	InfoName   = "server.json"
+)
+
+// ProtocolVersion is the version of this API. A client refuses a server
+// that speaks another one (the two binaries differ: restart the server).
+const ProtocolVersion = 1
+
+// maxSocketPath is the longest unix socket path Linux takes (sun_path is
+// 108 bytes with the terminating NUL).
+const maxSocketPath = 107
+
+// SocketPath returns where the server of home listens: home/wsfs.sock, or,
+// when that path is too long for a unix socket address, a short path keyed
+// by a hash of home under /run/wsfs (root) or the temp folder.
+func SocketPath(home string) string {
+	p := filepath.Join(home, SocketName)
+	if len(p) <= maxSocketPath {
+		return p
+	}
+	sum := sha256.Sum256([]byte(home))
+	name := "wsfs-" + hex.EncodeToString(sum[:8]) + ".sock"
+	if os.Getuid() == 0 {
+		if err := os.MkdirAll("/run/wsfs", 0o700); err == nil {
+			return filepath.Join("/run/wsfs", name)
+		}
+	}
+	dir := filepath.Join(os.TempDir(), "wsfs-"+strconv.Itoa(os.Getuid()))
+	_ = os.MkdirAll(dir, 0o700)
+	return filepath.Join(dir, name)
+}
+
+// Info is what server.json records about a running server.
+type Info struct {
+	PID      int       `json:"pid"`
+	MountDir string    `json:"mount_dir,omitempty"` // "" for a server without a mount
+	Socket   string    `json:"socket"`
+	Store    string    `json:"store"`
+	Home     string    `json:"home"`
+	Started  time.Time `json:"started"`
+	Protocol int       `json:"protocol"`
+	Version  string    `json:"version"`
+}
+
+// ErrNoServer reports that no server.json names a server for a home.
+var ErrNoServer = errors.New("api: no wsfs server is running for this home")
+
+// ReadInfo reads home/server.json. It returns ErrNoServer when there is
+// none; it does not check that the server is alive (Dial does).
+func ReadInfo(home string) (Info, error) {
+	var info Info
+	b, err := os.ReadFile(filepath.Join(home, InfoName))
+	if errors.Is(err, os.ErrNotExist) {
+		return info, ErrNoServer
+	}
+	if err != nil {
+		return info, fmt.Errorf("api: reading %s: %w", filepath.Join(home, InfoName), err)
+	}
+	if err := json.Unmarshal(b, &info); err != nil {
+		return info, fmt.Errorf("api: %s is damaged (%v); if no server runs, remove it", filepath.Join(home, InfoName), err)
+	}
+	return info, nil
+}
+
+// Alive reports whether the process info names still exists.
+func (info Info) Alive() bool {
+	if info.PID <= 0 {
+		return false
+	}
+	err := syscall.Kill(info.PID, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// writeInfo writes server.json atomically (write beside, rename).
+func writeInfo(home string, info Info) error {
+	b, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return fmt.Errorf("api: %w", err)
+	}
+	path := filepath.Join(home, InfoName)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("api: writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("api: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// RemoveStale removes the server.json and socket of a server that is no
+// longer running (its PID is gone). It leaves a live server's files alone
+// and reports it.
+func RemoveStale(home string) error {
+	info, err := ReadInfo(home)
+	if errors.Is(err, ErrNoServer) {
+		return nil
+	}
+	if err == nil && info.Alive() && info.PID != os.Getpid() {
+		return fmt.Errorf("api: server PID %d is still running", info.PID)
+	}
+	if err == nil && info.Socket != "" {
+		os.Remove(info.Socket)
+	}
+	if err := os.Remove(filepath.Join(home, InfoName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("api: %w", err)
+	}
+	return nil
+}

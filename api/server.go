@@ -1,0 +1,429 @@
+package api
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/wsfs/wsfs/meta"
+)
+
+// Live is what the server needs of the mount (*fusefs.FS satisfies it):
+// commit a workspace's pending edits, reload its live tree after a change
+// made behind the mount, and pause its autocommit meanwhile.
+type Live interface {
+	Flush(ctx context.Context, ws string) error
+	Reload(ctx context.Context, ws string) error
+	Hold(ws string) (release func())
+}
+
+// Config configures a Server.
+type Config struct {
+	DB *meta.DB
+	// Mount is the live mount, or nil for a server without one.
+	Mount    Live
+	MountDir string
+	// Home is the state folder: the socket and server.json go there.
+	Home string
+	// Store is the object store URL, recorded in server.json.
+	Store   string
+	Version string
+	Logger  *slog.Logger
+}
+
+// Server serves the history API of one meta.DB on a unix socket.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	started time.Time
+	mux     *http.ServeMux
+	http    *http.Server
+	ln      net.Listener
+	socket  string
+
+	locksMu sync.Mutex
+	locks   map[string]*sync.Mutex
+
+	shutdownOnce sync.Once
+	shutdown     chan struct{}
+}
+
+// NewServer makes a server for cfg; Start makes it listen.
+func NewServer(cfg Config) *Server {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Server{cfg: cfg, log: log, started: time.Now(), mux: http.NewServeMux(),
+		locks: map[string]*sync.Mutex{}, shutdown: make(chan struct{})}
+	s.routes()
+	return s
+}
+
+// Handler returns the server's HTTP handler (for tests and embedding).
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// ShutdownRequested is closed when a client asks the server to stop
+// (wsfs umount); the owner of the server then unmounts and calls Close.
+func (s *Server) ShutdownRequested() <-chan struct{} { return s.shutdown }
+
+// Socket returns the path the server listens on (after Start).
+func (s *Server) Socket() string { return s.socket }
+
+// Start listens on the home's socket (mode 0600), records the server in
+// server.json and serves in the background until Close. It refuses to
+// start when another live server answers on the socket, and removes the
+// socket of a dead one.
+func (s *Server) Start(ctx context.Context) (Info, error) {
+	if s.cfg.Home == "" || s.cfg.DB == nil {
+		return Info{}, errors.New("api: server: no home or no database")
+	}
+	sock := SocketPath(s.cfg.Home)
+	if c, err := DialSocket(ctx, sock); err == nil {
+		h := c.Health()
+		c.Close()
+		return Info{}, fmt.Errorf("api: already served by PID %d at %s (socket %s)", h.PID, h.MountDir, sock)
+	}
+	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return Info{}, fmt.Errorf("api: removing the stale socket %s: %w", sock, err)
+	}
+	// The umask keeps the socket private from its creation on; the chmod
+	// below states it.
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "unix", sock)
+	if err != nil {
+		return Info{}, fmt.Errorf("api: listening on %s: %w", sock, err)
+	}
+	if err := os.Chmod(sock, 0o600); err != nil {
+		ln.Close()
+		return Info{}, fmt.Errorf("api: %w", err)
+	}
+	s.ln, s.socket = ln, sock
+	info := Info{PID: os.Getpid(), MountDir: s.cfg.MountDir, Socket: sock, Store: s.cfg.Store, Home: s.cfg.Home,
+		Started: s.started, Protocol: ProtocolVersion, Version: s.cfg.Version}
+	if err := writeInfo(s.cfg.Home, info); err != nil {
+		ln.Close()
+		os.Remove(sock)
+		return Info{}, err
+	}
+	s.http = &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	go func() {
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("api: serving the socket failed", "socket", sock, "err", err)
+		}
+	}()
+	s.log.Info("api: serving", "socket", sock, "pid", info.PID)
+	return info, nil
+}
+
+// Close stops accepting calls, waits for those in flight (until ctx ends)
+// and removes the socket and server.json.
+func (s *Server) Close(ctx context.Context) error {
+	var err error
+	if s.http != nil {
+		if err = s.http.Shutdown(ctx); err != nil {
+			s.http.Close()
+			err = fmt.Errorf("api: calls still running at shutdown were cut: %w", err)
+		}
+	}
+	if s.socket != "" {
+		os.Remove(s.socket)
+	}
+	if info, rerr := ReadInfo(s.cfg.Home); rerr == nil && info.PID == os.Getpid() {
+		os.Remove(filepath.Join(s.cfg.Home, InfoName))
+	}
+	return err
+}
+
+// lockWorkspace serialises the calls that touch one workspace. (The
+// runner's per-workspace FIFO queue belongs here.)
+func (s *Server) lockWorkspace(ws string) func() {
+	s.locksMu.Lock()
+	mu, ok := s.locks[ws]
+	if !ok {
+		mu = &sync.Mutex{}
+		s.locks[ws] = mu
+	}
+	s.locksMu.Unlock()
+	mu.Lock()
+	return mu.Unlock
+}
+
+// touch runs fn, a change to workspace ws made behind the mount: the
+// workspace's autocommit is paused, its pending edits are committed first
+// (flush), and its live tree is reloaded after (reload), so nothing typed on
+// the mount is lost and the mount shows the new head.
+func (s *Server) touch(ctx context.Context, ws string, flush, reload bool, fn func() error) error {
+	name, err := meta.ParseWorkspace(ws)
+	if err != nil {
+		return err
+	}
+	defer s.lockWorkspace(name)()
+	if s.cfg.Mount == nil {
+		return fn()
+	}
+	release := s.cfg.Mount.Hold(name)
+	defer release()
+	if flush {
+		if err := s.cfg.Mount.Flush(ctx, name); err != nil {
+			return fmt.Errorf("api: committing the pending edits of %s on the mount before the change: %w", name, err)
+		}
+	}
+	err = fn()
+	if err == nil && reload {
+		if rerr := s.cfg.Mount.Reload(ctx, name); rerr != nil {
+			s.log.Error("api: the change is committed but the mount could not reload it", "workspace", name, "err", rerr)
+			return fmt.Errorf("api: %s changed, but the mount still shows the old tree: %w", name, rerr)
+		}
+	}
+	return err
+}
+
+func (s *Server) routes() {
+	db := s.cfg.DB
+	s.mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
+		writeJSONBody(w, http.StatusOK, Health{Protocol: ProtocolVersion, Version: s.cfg.Version, PID: os.Getpid(),
+			MountDir: s.cfg.MountDir, Store: s.cfg.Store, Started: s.started})
+	})
+	s.mux.HandleFunc("POST /v1/shutdown", func(w http.ResponseWriter, r *http.Request) {
+		s.shutdownOnce.Do(func() { close(s.shutdown) })
+		writeJSONBody(w, http.StatusOK, empty{})
+	})
+	handle(s, "POST /v1/create", func(ctx context.Context, q createReq) (meta.Workspace, error) {
+		return db.Create(ctx, q.Name, q.Options)
+	})
+	handle(s, "POST /v1/list", func(ctx context.Context, q listReq) ([]meta.Workspace, error) {
+		return db.List(ctx, q.Prefix)
+	})
+	handle(s, "POST /v1/get", func(ctx context.Context, q nameReq) (meta.Workspace, error) {
+		return db.Get(ctx, q.Name)
+	})
+	handle(s, "POST /v1/delete", func(ctx context.Context, q nameReq) (empty, error) {
+		// Pending edits of a workspace being deleted are not worth a commit.
+		return empty{}, s.touch(ctx, q.Name, false, true, func() error { return db.Delete(ctx, q.Name) })
+	})
+	handle(s, "POST /v1/update", func(ctx context.Context, q updateReq) (ws meta.Workspace, err error) {
+		err = s.touch(ctx, q.Name, true, true, func() error {
+			ws, err = db.Update(ctx, q.Name, q.Update)
+			return err
+		})
+		return ws, err
+	})
+	handle(s, "POST /v1/log", func(ctx context.Context, q logReq) ([]wireRev, error) {
+		revs, err := db.Log(ctx, q.Workspace, q.Options)
+		return toWireRevs(revs), err
+	})
+	handle(s, "POST /v1/show", func(ctx context.Context, q refReq) (wireRev, error) {
+		r, err := db.Show(ctx, q.Ref)
+		return toWireRev(r), err
+	})
+	handle(s, "POST /v1/diff", func(ctx context.Context, q diffReq) ([]meta.FileDiff, error) {
+		return db.Diff(ctx, q.A, q.B, q.Options)
+	})
+	handle(s, "POST /v1/restore", func(ctx context.Context, q restoreReq) (c commitResp, err error) {
+		err = s.touch(ctx, q.Ref.Workspace, true, true, func() error {
+			var r meta.Revision
+			r, c.Committed, err = db.Restore(ctx, q.Ref, q.Info)
+			c.Revision = toWireRev(r)
+			return err
+		})
+		return c, err
+	})
+	handle(s, "POST /v1/fork", func(ctx context.Context, q forkReq) (ws meta.Workspace, err error) {
+		// The fork starts from the source as it is on the mount.
+		err = s.touch(ctx, q.From.Workspace, true, false, func() error {
+			ws, err = db.Fork(ctx, q.From, q.Name, q.Options)
+			return err
+		})
+		return ws, err
+	})
+	handle(s, "POST /v1/gc", func(ctx context.Context, q gcReq) (*meta.GCReport, error) {
+		return db.GC(ctx, meta.GCOptions{Grace: time.Duration(q.Grace), Delete: q.Delete})
+	})
+	handle(s, "POST /v1/fsck", func(ctx context.Context, q fsckReq) (*meta.FsckReport, error) {
+		return db.Fsck(ctx, meta.FsckOptions{Quick: q.Quick})
+	})
+	s.mux.HandleFunc("POST /v1/cat", func(w http.ResponseWriter, r *http.Request) {
+		var q catReq
+		if !decodeRequest(w, r, &q) {
+			return
+		}
+		rc, e, err := db.OpenFile(r.Context(), q.Ref, q.Path)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		defer rc.Close()
+		eb, err := json.Marshal(e)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		w.Header().Set(headerEntry, base64.StdEncoding.EncodeToString(eb))
+		s.stream(w, func(out io.Writer) error {
+			_, err := io.Copy(out, rc)
+			return err
+		})
+	})
+	s.mux.HandleFunc("POST /v1/export", func(w http.ResponseWriter, r *http.Request) {
+		var q refReq
+		if !decodeRequest(w, r, &q) {
+			return
+		}
+		s.stream(w, func(out io.Writer) error { return db.ExportTar(r.Context(), q.Ref, out) })
+	})
+	s.mux.HandleFunc("POST /v1/write", func(w http.ResponseWriter, r *http.Request) {
+		var q writeReq
+		if !decodeHeaderRequest(w, r, &q) {
+			return
+		}
+		var c commitResp
+		err := s.touch(r.Context(), q.Workspace, true, true, func() (err error) {
+			var rev meta.Revision
+			rev, c.Committed, err = db.WriteFile(r.Context(), q.Workspace, q.Path, r.Body, q.Options)
+			c.Revision = toWireRev(rev)
+			return err
+		})
+		reply(w, c, err)
+	})
+	s.mux.HandleFunc("POST /v1/import", func(w http.ResponseWriter, r *http.Request) {
+		var q importReq
+		if !decodeHeaderRequest(w, r, &q) {
+			return
+		}
+		var c commitResp
+		err := s.touch(r.Context(), q.Workspace, true, true, func() (err error) {
+			var rev meta.Revision
+			rev, c.Committed, err = db.ImportTar(r.Context(), q.Workspace, r.Body, q.Options)
+			c.Revision = toWireRev(rev)
+			return err
+		})
+		reply(w, c, err)
+	})
+}
+
+// handle registers a JSON endpoint.
+func handle[Req, Resp any](s *Server, pattern string, fn func(context.Context, Req) (Resp, error)) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		var q Req
+		if !decodeRequest(w, r, &q) {
+			return
+		}
+		resp, err := fn(r.Context(), q)
+		reply(w, resp, err)
+	})
+}
+
+func reply(w http.ResponseWriter, resp any, err error) {
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSONBody(w, http.StatusOK, resp)
+}
+
+// maxRequestJSON bounds a JSON request body.
+const maxRequestJSON = 1 << 20
+
+func decodeRequest(w http.ResponseWriter, r *http.Request, q any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestJSON))
+	if err := dec.Decode(q); err != nil {
+		writeError(w, fmt.Errorf("api: bad request body for %s: %v: %w", r.URL.Path, err, meta.ErrInvalid))
+		return false
+	}
+	return true
+}
+
+func decodeHeaderRequest(w http.ResponseWriter, r *http.Request, q any) bool {
+	b, err := base64.StdEncoding.DecodeString(r.Header.Get(headerRequest))
+	if err == nil {
+		err = json.Unmarshal(b, q)
+	}
+	if err != nil {
+		writeError(w, fmt.Errorf("api: bad %s header for %s: %v: %w", headerRequest, r.URL.Path, err, meta.ErrInvalid))
+		return false
+	}
+	return true
+}
+
+// stream writes a body produced by fn. A failure before the first byte is
+// an ordinary error reply; after it, the Wsfs-Error trailer carries it (the
+// client turns it into the reader's error).
+func (s *Server) stream(w http.ResponseWriter, fn func(io.Writer) error) {
+	w.Header().Set("Trailer", trailerError)
+	w.Header().Set("Content-Type", "application/octet-stream")
+	sw := &startWriter{w: w}
+	err := fn(sw)
+	if err == nil {
+		if !sw.started {
+			w.WriteHeader(http.StatusOK)
+		}
+		return
+	}
+	if !sw.started {
+		w.Header().Del("Trailer")
+		writeError(w, err)
+		return
+	}
+	b, _ := json.Marshal(encodeError(err))
+	w.Header().Set(trailerError, base64.StdEncoding.EncodeToString(b))
+}
+
+type startWriter struct {
+	w       http.ResponseWriter
+	started bool
+}
+
+func (s *startWriter) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if !s.started {
+		s.started = true
+		s.w.WriteHeader(http.StatusOK)
+	}
+	return s.w.Write(p)
+}
+
+func writeJSONBody(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b, _ = json.Marshal(wireError{Code: CodeInternal, Message: "api: encoding the reply: " + err.Error()})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	we := encodeError(err)
+	writeJSONBody(w, statusFor(we.Code), we)
+}
+
+func statusFor(code string) int {
+	switch code {
+	case CodeNotFound, CodeBlobNotFound:
+		return http.StatusNotFound
+	case CodeStale, CodeExists:
+		return http.StatusConflict
+	case CodeInvalid:
+		return http.StatusBadRequest
+	case CodeQuota:
+		return http.StatusForbidden
+	case CodeInUse, CodeGCRunning, CodeBusy:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
