@@ -46,8 +46,8 @@ var codeSentinels = []struct {
 
 // wireError is the JSON body of a failed call.
 type wireError struct {
-	Code    string           `json:"code"`
-	Message string           `json:"message"`
+	Code    string     `json:"code"`
+	Message string     `json:"message"`
 	Quota   *wireQuota `json:"quota,omitempty"`
 	// Also lists further classes the error belongs to (an error can wrap
 	// both ErrStore and objects.ErrNotFound).
