@@ -391,6 +391,32 @@ func (ed *editor) rename(ctx context.Context, op *Op, from string) error {
 	}
 	ed.touched[from] = struct{}{}
 	ed.touched[to] = struct{}{}
+	// A directory moved deeper or under a longer name may push paths
+	// inside it past the path limits; only then is it walked.
+	if k != nil && (len(to) > len(from) || strings.Count(to, "/") > strings.Count(from, "/")) {
+		return ed.checkPaths(ctx, k, to)
+	}
+	return nil
+}
+
+// checkPaths applies the path limits to every path under d, which is at p.
+func (ed *editor) checkPaths(ctx context.Context, d *mdir, p string) error {
+	for i := range d.entries {
+		e := &d.entries[i]
+		ep := p + "/" + e.Name
+		if err := ed.w.Quotas.CheckPath(ed.w.Name, ep); err != nil {
+			return err
+		}
+		if e.Kind == KindDir {
+			k, err := ed.child(ctx, d, e.Name)
+			if err != nil {
+				return err
+			}
+			if err := ed.checkPaths(ctx, k, ep); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 

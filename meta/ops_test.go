@@ -68,6 +68,16 @@ func TestQuotas(t *testing.T) {
 	quotaErr(t, commit(Mkdir("d/e/f/g", 0, t0)), QuotaPathComponents)
 	quotaErr(t, commit(PutBytes("d/abcdefghijklmnopqrstu", nil, 0, t0)), QuotaPathBytes)
 	quotaErr(t, commit(Symlink("b", "012345678", t0)), QuotaSymlinkTarget)
+	// Moving a directory deeper checks the paths inside it.
+	q2 := DefaultQuotas()
+	q2.MaxPathComponents = 3
+	w2, _ := db.Create(ctx, "acme/deep", CreateOptions{Quotas: &q2})
+	mustCommit(t, db, w2.Name, 1, Mkdir("m/n", 0, t0), Mkdir("d", 0, t0))
+	_, _, err = db.Commit(ctx, w2.Name, 2, Change{Ops: []Op{Rename("m", "d/x/m")}})
+	if qe = quotaErr(t, err, QuotaPathComponents); qe.Path != "d/x/m/n" {
+		t.Fatalf("rename quota error names %q", qe.Path)
+	}
+	mustCommit(t, db, w2.Name, 2, Rename("m", "d/m"))
 	// Lowering a quota below usage keeps shrinking commits possible.
 	q.MaxEntries = 2
 	if _, err := db.Update(ctx, w.Name, WorkspaceUpdate{Quotas: &q}); err != nil {
