@@ -58,7 +58,9 @@ type Op struct {
 	MTime  time.Time      `json:"mtime"`
 	Target string         `json:"target,omitempty"`
 	// Source supplies a put's content when the store does not have the
-	// blob yet; nil means the blob must already be stored.
+	// blob yet; nil means the blob must already be stored (a layer that
+	// uploads ahead of the commit holds the blob with DB.Hold until
+	// Commit returns, so that GC cannot take it meanwhile).
 	Source BlobSource `json:"-"`
 }
 
