@@ -117,24 +117,27 @@ func (in *interp) builtin(e *builtinExpr) value {
 			in.warnf("sqrt: called with negative argument %s", numToStr(x, "%.6g"))
 			return num(math.Copysign(math.NaN(), -1))
 		}
-		return num(math.Sqrt(x))
+		return num(libm(math.Sqrt(x), x))
 	case "exp":
-		return num(math.Exp(in.eval(args[0]).toNum()))
+		x := in.eval(args[0]).toNum()
+		return num(libm(math.Exp(x), x))
 	case "log":
 		x := in.eval(args[0]).toNum()
 		if x < 0 {
 			in.warnf("log: received negative argument %s", numToStr(x, "%.6g"))
 			return num(math.Copysign(math.NaN(), -1))
 		}
-		return num(math.Log(x))
+		return num(libm(math.Log(x), x))
 	case "sin":
-		return num(math.Sin(in.eval(args[0]).toNum()))
+		x := in.eval(args[0]).toNum()
+		return num(libm(math.Sin(x), x))
 	case "cos":
-		return num(math.Cos(in.eval(args[0]).toNum()))
+		x := in.eval(args[0]).toNum()
+		return num(libm(math.Cos(x), x))
 	case "atan2":
 		y := in.eval(args[0]).toNum()
 		x := in.eval(args[1]).toNum()
-		return num(math.Atan2(y, x))
+		return num(libm(math.Atan2(y, x), x, y))
 	case "rand":
 		return num(in.rng.Float64())
 	case "srand":
@@ -490,7 +493,11 @@ func (in *interp) sprintf(format string, args []value) string {
 				// gawk adds no "#" prefix to a true zero (but does to 0.1).
 				fl = strings.ReplaceAll(fl, "#", "")
 			}
-			if math.IsInf(n, 0) || math.IsNaN(n) || math.Abs(n) >= 1<<64 {
+			if math.IsInf(n, 0) || math.IsNaN(n) {
+				b.WriteString(nonFinite(n, verb))
+				break
+			}
+			if math.Abs(n) >= 1<<64 {
 				b.WriteString(formatFloat(n, 'g', fl, width, prec, spec))
 				break
 			}
@@ -605,9 +612,25 @@ func charOf(n float64) string {
 	return string([]byte{0xfc | byte(c>>30), 0x80 | byte(c>>24&0x3f), 0x80 | byte(c>>18&0x3f), 0x80 | byte(c>>12&0x3f), 0x80 | byte(c>>6&0x3f), 0x80 | byte(c&0x3f)})
 }
 
+// nonFinite is what gawk prints for inf and NaN in any numeric
+// conversion: always signed, never padded.
+func nonFinite(n float64, verb byte) string {
+	s := "inf"
+	if n != n {
+		s = "nan"
+	}
+	if verb == 'E' || verb == 'F' || verb == 'G' {
+		s = strings.ToUpper(s)
+	}
+	if math.Signbit(n) {
+		return "-" + s
+	}
+	return "+" + s
+}
+
 func formatInt(n float64, fl string, width, prec int, spec func(byte) string) string {
 	if math.IsInf(n, 0) || math.IsNaN(n) {
-		return formatFloat(n, 'f', fl, width, prec, spec)
+		return nonFinite(n, 'd')
 	}
 	if math.Abs(n) < 1<<63 {
 		return fmt.Sprintf(spec('d'), int64(n))
@@ -639,22 +662,7 @@ func pad(s, fl string, width int) string {
 
 func formatFloat(n float64, verb byte, fl string, width, prec int, spec func(byte) string) string {
 	if math.IsInf(n, 0) || math.IsNaN(n) {
-		s := "inf"
-		if math.IsNaN(n) {
-			s = "nan"
-		}
-		if verb == 'E' || verb == 'F' || verb == 'G' {
-			s = strings.ToUpper(s)
-		}
-		switch {
-		case math.Signbit(n):
-			s = "-" + s
-		case strings.Contains(fl, "+"):
-			s = "+" + s
-		case strings.Contains(fl, " "):
-			s = " " + s
-		}
-		return pad(s, fl, width)
+		return nonFinite(n, verb)
 	}
 	if prec < 0 {
 		prec = 6

@@ -95,8 +95,9 @@ const corpusInput = "10 9 abc\n 3.0 x y z\n1e2 100 -5\n\nAbC 0 0.1\n"
 // programs: same stdout, same status, same class of stderr.
 func TestGeneratedCorpus(t *testing.T) {
 	gawk := gawkPath(t)
-	g := &exprGen{r: rand.New(rand.NewSource(20261130))}
-	const programs, perProgram = 60, 20
+	seed, programs := corpusSize(20261130, 60)
+	g := &exprGen{r: rand.New(rand.NewSource(seed))}
+	const perProgram = 20
 	for i := 0; i < programs; i++ {
 		var b strings.Builder
 		b.WriteString("{ a = $1; b = $2; s = \"str\" NR\n")

@@ -660,7 +660,7 @@ func (in *interp) arith(op tok, l, r float64) float64 {
 		if r == 0 {
 			in.fatalf("division by zero attempted in `%%'")
 		}
-		return math.Mod(l, r)
+		return libm(math.Mod(l, r), l, r)
 	case tPow, tPowAssign:
 		return power(l, r)
 	}
@@ -690,7 +690,21 @@ func power(x, y float64) float64 {
 		}
 		return result
 	}
-	return math.Pow(x, y)
+	return libm(math.Pow(x, y), x, y)
+}
+
+// libm gives a NaN made by a math function the sign x86's C library gives
+// it (negative, printed "-nan" by gawk); a NaN argument passes through.
+func libm(r float64, args ...float64) float64 {
+	if r == r {
+		return r
+	}
+	for _, a := range args {
+		if a != a {
+			return a
+		}
+	}
+	return math.Copysign(math.NaN(), -1)
 }
 
 func (in *interp) evalBinary(e *binaryExpr) value {
@@ -745,7 +759,16 @@ func (in *interp) compare(l, r value) (int, bool) {
 		}
 		return 0, false
 	}
-	return strings.Compare(in.toStr(l), in.toStr(r)), false
+	return strings.Compare(in.cmpStr(l), in.cmpStr(r)), false
+}
+
+// cmpStr is a value's string for comparisons: gawk compares an infinite or
+// NaN number with a string as if the number were "".
+func (in *interp) cmpStr(v value) string {
+	if v.k == kNum && (math.IsInf(v.n, 0) || v.n != v.n) {
+		return ""
+	}
+	return in.toStr(v)
 }
 
 func (in *interp) regexOf(e expr) *regexp.Regexp {
@@ -765,6 +788,9 @@ func (in *interp) regexOf(e expr) *regexp.Regexp {
 func (in *interp) call(c *callExpr) value {
 	f := c.fn
 	fr := &frame{vals: make([]value, len(f.params)), arrs: make([]map[string]value, len(f.params))}
+	for _, extra := range c.args[min(len(c.args), len(f.params)):] {
+		in.eval(extra)
+	}
 	for i, p := range f.params {
 		if i < len(c.args) {
 			if p.kind == kindArray {

@@ -1056,7 +1056,8 @@ func (p *parser) resolve() {
 			panic(parseError{&fatalError{fmt.Sprintf("function `%s' called but never defined", c.name)}})
 		}
 		if len(c.args) > len(f.params) {
-			panic(parseError{&fatalError{fmt.Sprintf("function `%s' called with more arguments than declared", c.name)}})
+			// gawk warns and evaluates the extra arguments for their effects.
+			p.prog.warnings = append(p.prog.warnings, syntaxError{pos: c.pos, msg: fmt.Sprintf("function `%s' called with more arguments than declared", c.name)})
 		}
 		c.fn = f
 	}
@@ -1064,6 +1065,9 @@ func (p *parser) resolve() {
 		changed = false
 		for _, l := range p.links {
 			if l.call == nil {
+				continue
+			}
+			if l.index >= len(l.call.fn.params) {
 				continue
 			}
 			param := l.call.fn.params[l.index]
@@ -1086,6 +1090,9 @@ func (p *parser) resolve() {
 	// Non-bare arguments to array parameters.
 	for _, c := range p.calls {
 		for i, a := range c.args {
+			if i >= len(c.fn.params) {
+				break
+			}
 			param := c.fn.params[i]
 			if param.kind != kindArray {
 				continue
