@@ -32,10 +32,11 @@
 // Commit(ws, base, change) applies path operations (put, mkdir, symlink,
 // remove, chmod, chtimes, rename) to revision base. It loads and rewrites
 // only the directories on the changed paths, so its cost grows with the
-// change, not with the workspace. It uploads missing blobs first, then the
-// new trees and the revision's manifest, and only then runs one bbolt
-// transaction that checks the head is still base (else ErrStale, nothing
-// written) and records the revision. A change that leaves the tree and the
+// change, not with the workspace. It uploads the missing blobs and the new
+// trees (in parallel: nothing committed names them yet), then the
+// revision's manifest, and only then runs one bbolt transaction that
+// checks the head is still base (else ErrStale, nothing written) and
+// records the revision. A change that leaves the tree and the
 // cwd as they were writes nothing. CommitTree commits a whole new root tree
 // (built with WriteTree, or taken from another revision by Restore).
 //
