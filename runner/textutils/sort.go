@@ -7,9 +7,12 @@ import (
 	"hash/maphash"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/wsfs/wsfs/runner/command"
 )
@@ -206,7 +209,11 @@ func Sort(ctx context.Context, env *command.Env) int {
 			}
 			return 2
 		}
-		data = append(data, b...)
+		if data == nil {
+			data = b
+		} else {
+			data = append(data, b...)
+		}
 		if len(data) > 0 && data[len(data)-1] != o.delim {
 			data = append(data, o.delim)
 		}
@@ -462,6 +469,9 @@ func newSorter(o sortOpts, data []byte) *sorter {
 			s.lines = append(s.lines, data[:i:i])
 			data = data[i+1:]
 		}
+	}
+	if s.numericFast() {
+		return s
 	}
 	if s.nkeys > 0 {
 		s.keys = make([]keyVal, len(s.lines)*s.nkeys)
@@ -774,6 +784,10 @@ func (s *sorter) sameKeys(i, j int) bool {
 	if s.nkeys == 0 {
 		return bytes.Equal(s.lines[i], s.lines[j])
 	}
+	if s.keys == nil {
+		k := &s.o.keys[0]
+		return compareNum(parseNum(s.keyRange(k, s.lines[i])), parseNum(s.keyRange(k, s.lines[j]))) == 0
+	}
 	return s.compareKeys(i, j) == 0
 }
 
@@ -875,26 +889,157 @@ func (s *sorter) compare(i, j int) int {
 // every comparison answers "equal", so the sort ends quickly and the caller
 // discards its result.
 func (s *sorter) sort(ctx context.Context) []int {
+	var cancelled atomic.Bool
+	stop := context.AfterFunc(ctx, func() { cancelled.Store(true) })
+	defer stop()
+	stable := s.o.stable || s.o.unique
+	if s.numericFast() {
+		return s.sortNumeric(&cancelled, stable)
+	}
 	idx := make([]int, len(s.lines))
 	for i := range idx {
 		idx[i] = i
 	}
-	steps := 0
-	cancelled := false
-	cmp := func(a, b int) int {
-		steps++
-		if steps&0xffff == 0 && ctx.Err() != nil {
-			cancelled = true
-		}
-		if cancelled {
+	parallelSort(idx, func(a, b int) int {
+		if cancelled.Load() {
 			return 0
 		}
 		return s.compare(a, b)
+	}, stable)
+	return idx
+}
+
+// numItem is a line in the -n fast path: the key as a float64 when that
+// is exact (at most 15 significant digits), else a flag to compare the
+// decimal digits.
+type numItem struct {
+	f     float64
+	exact bool
+	line  int32
+}
+
+// numericFast reports a sort by one numeric key, which sortNumeric
+// handles without the general per-line keys.
+func (s *sorter) numericFast() bool {
+	return s.nkeys == 1 && s.o.keys[0].numeric && s.o.check == 0 && len(s.lines) < math.MaxInt32
+}
+
+func (s *sorter) sortNumeric(cancelled *atomic.Bool, stable bool) []int {
+	items := make([]numItem, len(s.lines))
+	inexact := map[int32]numVal{}
+	key := &s.o.keys[0]
+	for i, line := range s.lines {
+		nv := parseNum(s.keyRange(key, line))
+		n := &nv
+		it := numItem{line: int32(i)}
+		if len(n.intDigits)+len(n.fracDigits) <= 15 {
+			it.exact = true
+			var v float64
+			for _, d := range n.intDigits {
+				v = v*10 + float64(d-'0')
+			}
+			if len(n.fracDigits) > 0 {
+				var frac float64
+				for _, d := range n.fracDigits {
+					frac = frac*10 + float64(d-'0')
+				}
+				// Exact: both parts are integers below 2^53, and the
+				// division rounds once.
+				v = (v*pow10[len(n.fracDigits)] + frac) / pow10[len(n.fracDigits)]
+			}
+			if n.neg {
+				v = -v
+			}
+			it.f = v
+		} else {
+			inexact[int32(i)] = nv
+		}
+		items[i] = it
 	}
-	if s.o.stable || s.o.unique {
-		slices.SortStableFunc(idx, cmp)
-	} else {
-		slices.SortFunc(idx, cmp)
+	reverse := s.o.keys[0].reverse
+	parallelSort(items, func(a, b numItem) int {
+		if cancelled.Load() {
+			return 0
+		}
+		var c int
+		if a.exact && b.exact {
+			switch {
+			case a.f < b.f:
+				c = -1
+			case a.f > b.f:
+				c = 1
+			}
+		} else {
+			c = compareNum(s.numOf(a, inexact), s.numOf(b, inexact))
+		}
+		if c != 0 {
+			if reverse {
+				return -c
+			}
+			return c
+		}
+		if stable {
+			return 0
+		}
+		c = bytes.Compare(s.lines[a.line], s.lines[b.line])
+		if s.o.global.reverse {
+			return -c
+		}
+		return c
+	}, stable)
+	idx := make([]int, len(items))
+	for i, it := range items {
+		idx[i] = int(it.line)
 	}
 	return idx
+}
+
+// numOf returns an item's decimal digits (the exact items' are rebuilt
+// on demand; they compare with an inexact one only rarely).
+func (s *sorter) numOf(it numItem, inexact map[int32]numVal) numVal {
+	if !it.exact {
+		return inexact[it.line]
+	}
+	return parseNum(s.keyRange(&s.o.keys[0], s.lines[it.line]))
+}
+
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// parallelSort sorts halves of large inputs on two goroutines and merges
+// them, keeping equal elements in input order when stable.
+func parallelSort[T any](items []T, cmp func(a, b T) int, stable bool) {
+	sortPart := func(part []T) {
+		if stable {
+			slices.SortStableFunc(part, cmp)
+		} else {
+			slices.SortFunc(part, cmp)
+		}
+	}
+	if len(items) < 1<<16 || runtime.GOMAXPROCS(0) < 2 {
+		sortPart(items)
+		return
+	}
+	mid := len(items) / 2
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		sortPart(items[:mid])
+	}()
+	sortPart(items[mid:])
+	wg.Wait()
+	merged := make([]T, 0, len(items))
+	i, j := 0, mid
+	for i < mid && j < len(items) {
+		if cmp(items[j], items[i]) < 0 {
+			merged = append(merged, items[j])
+			j++
+		} else {
+			merged = append(merged, items[i])
+			i++
+		}
+	}
+	merged = append(merged, items[i:mid]...)
+	merged = append(merged, items[j:]...)
+	copy(items, merged)
 }

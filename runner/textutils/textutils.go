@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"strings"
 	"syscall"
 
@@ -137,14 +138,20 @@ func (r *run) create(name string, appendMode bool) (command.File, error) {
 
 // readAll reads a whole input operand, checking the context between chunks.
 func (r *run) readAll(rd io.Reader) ([]byte, error) {
-	var buf []byte
-	chunk := make([]byte, 64<<10)
+	return r.readInto(nil, rd)
+}
+
+// readInto appends all of rd to buf, reading straight into its spare room.
+func (r *run) readInto(buf []byte, rd io.Reader) ([]byte, error) {
 	for {
 		if r.ctx.Err() != nil {
 			return buf, r.ctx.Err()
 		}
-		n, err := rd.Read(chunk)
-		buf = append(buf, chunk[:n]...)
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := rd.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
 		if err == io.EOF {
 			return buf, nil
 		}
@@ -154,6 +161,7 @@ func (r *run) readAll(rd io.Reader) ([]byte, error) {
 	}
 }
 
+
 // readFile reads a whole operand by name ("-" is stdin).
 func (r *run) readFile(name string) ([]byte, error) {
 	f, err := r.open(name)
@@ -161,6 +169,12 @@ func (r *run) readFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if st, ok := f.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+			buf := make([]byte, 0, fi.Size()+1)
+			return r.readInto(buf, f)
+		}
+	}
 	return r.readAll(f)
 }
 
