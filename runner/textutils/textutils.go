@@ -161,7 +161,6 @@ func (r *run) readInto(buf []byte, rd io.Reader) ([]byte, error) {
 	}
 }
 
-
 // readFile reads a whole operand by name ("-" is stdin).
 func (r *run) readFile(name string) ([]byte, error) {
 	f, err := r.open(name)
