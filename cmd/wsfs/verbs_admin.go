@@ -62,11 +62,11 @@ func runGC(ctx context.Context, a *app, args []string) error {
 	if *grace < 0 {
 		return usagef("--grace must not be negative")
 	}
-	db, err := g.openDB(ctx, false)
+	db, done, err := g.openHistory(ctx, false)
 	if err != nil {
 		return err
 	}
-	defer closeDB(db)
+	defer done()
 	tick, stop := progress(a, "gc")
 	rep, err := db.GC(ctx, meta.GCOptions{Grace: *grace, Delete: *del, Progress: tick})
 	stop()
@@ -111,11 +111,11 @@ func runFsck(ctx context.Context, a *app, args []string) error {
 	if fs.NArg() != 0 {
 		return usagef("takes no arguments")
 	}
-	db, err := g.openDB(ctx, true)
+	db, done, err := g.openHistory(ctx, true)
 	if err != nil {
 		return err
 	}
-	defer closeDB(db)
+	defer done()
 	tick, stop := progress(a, "fsck")
 	rep, err := db.Fsck(ctx, meta.FsckOptions{Quick: *quick, Progress: tick})
 	stop()

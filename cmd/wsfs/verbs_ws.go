@@ -66,11 +66,11 @@ func runCreate(ctx context.Context, a *app, args []string) error {
 	if *owner == "" {
 		*owner = author()
 	}
-	db, err := g.openDB(ctx, false)
+	db, done, err := g.openHistory(ctx, false)
 	if err != nil {
 		return err
 	}
-	defer closeDB(db)
+	defer done()
 	ws, err := db.Create(ctx, name, meta.CreateOptions{Kind: k, Owner: *owner, Author: author()})
 	if err != nil {
 		return err
@@ -93,11 +93,11 @@ func runLs(ctx context.Context, a *app, args []string) error {
 	if fs.NArg() > 1 {
 		return usagef("takes at most one prefix")
 	}
-	db, err := g.openDB(ctx, true)
+	db, done, err := g.openHistory(ctx, true)
 	if err != nil {
 		return err
 	}
-	defer closeDB(db)
+	defer done()
 	list, err := db.List(ctx, strings.ToLower(fs.Arg(0)))
 	if err != nil {
 		return err
@@ -130,11 +130,11 @@ func runRm(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	db, err := g.openDB(ctx, false)
+	db, done, err := g.openHistory(ctx, false)
 	if err != nil {
 		return err
 	}
-	defer closeDB(db)
+	defer done()
 	if err := db.Delete(ctx, name); err != nil {
 		return err
 	}
@@ -159,11 +159,11 @@ func runLog(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	db, err := g.openDB(ctx, true)
+	db, done, err := g.openHistory(ctx, true)
 	if err != nil {
 		return err
 	}
-	defer closeDB(db)
+	defer done()
 	revs, err := db.Log(ctx, name, meta.LogOptions{Limit: *limit, Before: meta.RevNum(*before)})
 	if err != nil {
 		return err
@@ -205,11 +205,11 @@ func runShow(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	db, err := g.openDB(ctx, true)
+	db, done, err := g.openHistory(ctx, true)
 	if err != nil {
 		return err
 	}
-	defer closeDB(db)
+	defer done()
 	r, err := db.Show(ctx, ref)
 	if err != nil {
 		return err
@@ -256,11 +256,11 @@ func runDiff(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	db, err := g.openDB(ctx, true)
+	db, done, err := g.openHistory(ctx, true)
 	if err != nil {
 		return err
 	}
-	defer closeDB(db)
+	defer done()
 	diffs, err := db.Diff(ctx, from, to, meta.DiffOptions{Path: fs.Arg(2), Text: !*stat})
 	if err != nil {
 		return err
@@ -309,11 +309,11 @@ func runCat(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	db, err := g.openDB(ctx, true)
+	db, done, err := g.openHistory(ctx, true)
 	if err != nil {
 		return err
 	}
-	defer closeDB(db)
+	defer done()
 	rc, _, err := db.OpenFile(ctx, ref, fs.Arg(1))
 	if err != nil {
 		return err
@@ -347,11 +347,11 @@ func runRestore(ctx context.Context, a *app, args []string) error {
 	if ref.Rev == 0 {
 		return usagef("name the revision to restore: %s@REV", ref.Workspace)
 	}
-	db, err := g.openDB(ctx, false)
+	db, done, err := g.openHistory(ctx, false)
 	if err != nil {
 		return err
 	}
-	defer closeDB(db)
+	defer done()
 	rev, committed, err := db.Restore(ctx, ref, cmdInfo(append([]string{"restore"}, args...)))
 	if err != nil {
 		return err
@@ -393,11 +393,11 @@ func runFork(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	db, err := g.openDB(ctx, false)
+	db, done, err := g.openHistory(ctx, false)
 	if err != nil {
 		return err
 	}
-	defer closeDB(db)
+	defer done()
 	ws, err := db.Fork(ctx, ref, name, meta.CreateOptions{Owner: author(), Author: author()})
 	if err != nil {
 		return err
@@ -508,11 +508,11 @@ func runQuota(ctx context.Context, a *app, args []string) error {
 	if len(rest) == 1 {
 		return usagef("set needs KEY=VALUE pairs; keys: %s", quotaKeyList())
 	}
-	db, err := g.openDB(ctx, len(rest) == 0)
+	db, done, err := g.openHistory(ctx, len(rest) == 0)
 	if err != nil {
 		return err
 	}
-	defer closeDB(db)
+	defer done()
 	ws, err := db.Get(ctx, name)
 	if err != nil {
 		return err
@@ -593,11 +593,11 @@ func runPut(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return fmt.Errorf("reading stdin: %w", err)
 	}
-	db, err := g.openDB(ctx, false)
+	db, done, err := g.openHistory(ctx, false)
 	if err != nil {
 		return err
 	}
-	defer closeDB(db)
+	defer done()
 	rev, committed, err := db.WriteFile(ctx, name, fs.Arg(1), bytes.NewReader(content), meta.WriteFileOptions{
 		Force: *force, Mode: os.FileMode(m), CommitInfo: cmdInfo(append([]string{"put"}, args...))})
 	if err != nil {
@@ -621,11 +621,11 @@ func runExport(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	db, err := g.openDB(ctx, true)
+	db, done, err := g.openHistory(ctx, true)
 	if err != nil {
 		return err
 	}
-	defer closeDB(db)
+	defer done()
 	if *out == "-" {
 		return db.ExportTar(ctx, ref, a.stdout)
 	}
@@ -673,11 +673,11 @@ func runImport(ctx context.Context, a *app, args []string) error {
 		defer f.Close()
 		r = f
 	}
-	db, err := g.openDB(ctx, false)
+	db, done, err := g.openHistory(ctx, false)
 	if err != nil {
 		return err
 	}
-	defer closeDB(db)
+	defer done()
 	rev, committed, err := db.ImportTar(ctx, name, r, meta.ImportOptions{Under: *under, CommitInfo: cmdInfo(append([]string{"import"}, args...))})
 	if err != nil {
 		return err
