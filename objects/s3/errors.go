@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -160,6 +161,7 @@ func (s *Store) retry(ctx context.Context, fn func(context.Context) error) error
 		if attempt >= s.cfg.MaxAttempts || !retryable(err) {
 			return err
 		}
+		slog.Debug("s3: transient error, retrying", "store", s.name, "attempt", attempt, "err", err)
 		if err := s.backoff(ctx, attempt); err != nil {
 			return err
 		}

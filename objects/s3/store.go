@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"strconv"
@@ -335,6 +336,7 @@ func (r *bodyReader) Read(p []byte) (int, error) {
 		if !retryable(err) || r.resumes+1 >= r.s.cfg.MaxAttempts || r.etag == "" {
 			return n, r.s.describe("read", r.d, err)
 		}
+		slog.Debug("s3: download cut, resuming", "store", r.s.name, "blob", r.d.Short(), "at", r.pos, "err", err)
 		if rerr := r.resume(); rerr != nil {
 			return n, rerr
 		}
