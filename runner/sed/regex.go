@@ -258,7 +258,10 @@ type reParser struct {
 	i       int
 	ere     bool
 	ngroups int
-	closed  int // groups closed so far, for back-reference checks
+	// completed has bit n set when group n is closed in a way that a
+	// back-reference may use it (glibc's completed_bkref_map: a group
+	// closed in another branch of an alternation does not count).
+	completed uint64
 	backref bool
 	depth   int
 }
@@ -292,11 +295,17 @@ func (p *reParser) peekClose() bool {
 
 func (p *reParser) alt() (*reNode, error) {
 	var branches []*reNode
+	initial := p.completed
 	for {
+		before := p.completed
+		if len(branches) > 0 {
+			p.completed = initial
+		}
 		c, err := p.concat()
 		if err != nil {
 			return nil, err
 		}
+		p.completed |= before
 		branches = append(branches, c)
 		if !p.peekAlt() {
 			break
@@ -329,8 +338,9 @@ func (p *reParser) concat() (*reNode, error) {
 			continue
 		}
 		items = append(items, atom)
-		// In a BRE, a * right after a leading ^ is literal as well.
-		start = start && atom.op == opBOL && !p.ere
+		// glibc reads the token after an anchor as the start of a new
+		// expression: a BRE * there is literal, an ERE * an error.
+		start = isAnchor(atom.op)
 	}
 	switch len(items) {
 	case 0:
@@ -420,7 +430,7 @@ func (p *reParser) interval(s, closer string, lead int) (min, max, n int, isOp b
 // atom parses one atom, or applies a postfix operator to the last of items
 // (returning nil).
 func (p *reParser) atom(start bool, items []*reNode) (*reNode, error) {
-	nothingBefore := start || len(items) == 0 || items[len(items)-1].op == opBOL && len(items) == 1
+	nothingBefore := start || len(items) == 0
 	if nothingBefore && (strings.HasPrefix(p.s[p.i:], `\{`) && !p.ere || p.ere && p.s[p.i] == '{') {
 		return nil, errBadRepeat
 	}
@@ -497,6 +507,66 @@ func (p *reParser) atom(start bool, items []*reNode) (*reNode, error) {
 	return &reNode{op: opLit, r: r}, nil
 }
 
+// emptyIterationGroup reports a variable repetition of something that
+// holds a group and can match the empty string, such as \(c*\)\{1,2\}.
+func emptyIterationGroup(n *reNode) bool {
+	if n.op == opRepeat && n.max != n.min && hasGroup(n.subs[0]) && canBeEmpty(n.subs[0]) {
+		return true
+	}
+	for _, s := range n.subs {
+		if emptyIterationGroup(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasGroup(n *reNode) bool {
+	if n.op == opGroup {
+		return true
+	}
+	for _, s := range n.subs {
+		if hasGroup(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func canBeEmpty(n *reNode) bool {
+	switch n.op {
+	case opLit, opAny, opClass:
+		return false
+	case opGroup:
+		return canBeEmpty(n.subs[0])
+	case opConcat:
+		for _, s := range n.subs {
+			if !canBeEmpty(s) {
+				return false
+			}
+		}
+		return true
+	case opAlt:
+		for _, s := range n.subs {
+			if canBeEmpty(s) {
+				return true
+			}
+		}
+		return false
+	case opRepeat:
+		return n.min == 0 || canBeEmpty(n.subs[0])
+	}
+	return true
+}
+
+func isAnchor(op reOp) bool {
+	switch op {
+	case opBOL, opEOL, opBufStart, opBufEnd, opWordB, opNotWordB, opWordStart, opWordEnd:
+		return true
+	}
+	return false
+}
+
 // rawByte marks a literal that is an invalid UTF-8 byte: it matches that
 // byte only.
 const rawByte = 0x40000000
@@ -521,7 +591,9 @@ func (p *reParser) group() (*reNode, error) {
 		}
 		p.i += 2
 	}
-	p.closed++
+	if idx < 64 {
+		p.completed |= 1 << idx
+	}
 	return &reNode{op: opGroup, n: idx, subs: []*reNode{sub}}, nil
 }
 
@@ -546,7 +618,7 @@ func (p *reParser) escape() (*reNode, error) {
 		}
 	case '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		n := int(c - '0')
-		if n > p.closed {
+		if p.completed&(1<<n) == 0 {
 			return nil, errBackref
 		}
 		p.backref = true
@@ -745,7 +817,9 @@ func compileRegex(src string, ere, icase, mline, nul bool) (*regex, error) {
 	if nul {
 		rx.bt.nl = 0
 	}
-	if !backref && !(mline && nul) {
+	// Go regexp may end a repetition with an extra empty iteration, which
+	// empties a group GNU leaves holding the last non-empty one.
+	if !backref && !(mline && nul) && !emptyIterationGroup(tree) {
 		if syntax, ok := toGo(tree, icase, mline); ok {
 			if re, err := regexp.Compile(syntax); err == nil {
 				re.Longest()
