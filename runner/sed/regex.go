@@ -262,8 +262,8 @@ type reParser struct {
 	// back-reference may use it (glibc's completed_bkref_map: a group
 	// closed in another branch of an alternation does not count).
 	completed uint64
-	backref bool
-	depth   int
+	backref   bool
+	depth     int
 }
 
 func parseRegex(s string, ere bool) (*reNode, int, bool, error) {
