@@ -39,7 +39,7 @@ func Grep(ctx context.Context, env *command.Env) int {
 		var r io.Reader
 		if p == "-" {
 			stdinUsed = true
-			r = env.Stdin
+			r = stdinOf(env)
 		} else {
 			f, err := env.FS.Open(p)
 			if err != nil {
@@ -183,6 +183,14 @@ func (g *grep) run() int {
 	return 1
 }
 
+// stdinOf is the command's standard input; none reads as empty.
+func stdinOf(env *command.Env) io.Reader {
+	if env.Stdin == nil {
+		return strings.NewReader("")
+	}
+	return env.Stdin
+}
+
 func (g *grep) isPlainFile(name string) bool {
 	if name == "-" {
 		return true
@@ -209,7 +217,7 @@ func (g *grep) operand(name string) {
 		if label == "" {
 			label = "(standard input)"
 		}
-		g.searchReader(label, g.env.Stdin)
+		g.searchReader(label, stdinOf(g.env))
 		return
 	}
 	fi, err := g.env.FS.Stat(name)

@@ -98,3 +98,19 @@ func TestGNUDifferentialAcrossBuffers(t *testing.T) {
 		}
 	}
 }
+
+func TestNilStdinReadsAsEmpty(t *testing.T) {
+	sb := commandtest.New(t)
+	for _, args := range [][]string{{"grep", "x"}, {"grep", "-f", "-", "a"}, {"rg", "x", "-"}} {
+		var out, errb bytes.Buffer
+		env := sb.Env("/workspace", args, nil, &out, &errb)
+		env.Stdin = nil
+		fn := Grep
+		if args[0] == "rg" {
+			fn = Rg
+		}
+		if code := fn(context.Background(), env); code != 1 {
+			t.Errorf("%q with no stdin: status %d, stderr %q", args, code, errb.String())
+		}
+	}
+}

@@ -113,7 +113,7 @@ func Rg(ctx context.Context, env *command.Env) int {
 	var positional []string
 	args := env.Args[1:]
 	readFile := func(p string) (string, error) {
-		var r io.Reader = env.Stdin
+		r := stdinOf(env)
 		if p != "-" {
 			f, err := env.FS.Open(p)
 			if err != nil {
@@ -555,7 +555,7 @@ func (w *rgWalker) run() int {
 			break
 		}
 		if p == "-" {
-			g.searchReader("<stdin>", g.env.Stdin)
+			g.searchReader("<stdin>", stdinOf(g.env))
 			continue
 		}
 		fi, err := g.env.FS.Stat(p)
