@@ -235,6 +235,10 @@ func commandTable() map[string]command.Func {
 
 // testCat is a minimal cat (the real one lives in runner/coreutils).
 func testCat(ctx context.Context, env *command.Env) int {
+	if len(env.Args) == 1 {
+		io.Copy(env.Stdout, env.Stdin)
+		return 0
+	}
 	for _, name := range env.Args[1:] {
 		f, err := env.FS.Open(name)
 		if err != nil {
