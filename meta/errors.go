@@ -40,7 +40,7 @@ var ErrStore = errors.New("the object store failed")
 
 // QuotaKind says which limit a QuotaError is about, so that the FUSE layer
 // can map it to an errno: QuotaEntries and QuotaWorkspaceBytes to EDQUOT,
-// QuotaFileBytes to EFBIG, the three name limits to ENAMETOOLONG.
+// QuotaFileBytes to EFBIG, the name limits (NameTooLong) to ENAMETOOLONG.
 type QuotaKind int
 
 // The limits a write can hit.
@@ -51,7 +51,11 @@ const (
 	QuotaPathComponents
 	QuotaPathBytes
 	QuotaSymlinkTarget
+	QuotaNameBytes // one path component longer than MaxNameBytes
 )
+
+// MaxNameBytes is the longest name of a directory entry (NAME_MAX).
+const MaxNameBytes = 255
 
 var quotaKindNames = map[QuotaKind]string{
 	QuotaEntries:        "entries",
@@ -60,6 +64,7 @@ var quotaKindNames = map[QuotaKind]string{
 	QuotaPathComponents: "path-components",
 	QuotaPathBytes:      "path-bytes",
 	QuotaSymlinkTarget:  "symlink-target",
+	QuotaNameBytes:      "name-bytes",
 }
 
 // String returns a short stable name ("entries", "file-bytes", ...).
@@ -75,7 +80,7 @@ func (k QuotaKind) MarshalText() ([]byte, error) { return []byte(k.String()), ni
 
 // NameTooLong reports whether the limit is about names (ENAMETOOLONG).
 func (k QuotaKind) NameTooLong() bool {
-	return k == QuotaPathComponents || k == QuotaPathBytes || k == QuotaSymlinkTarget
+	return k == QuotaPathComponents || k == QuotaPathBytes || k == QuotaSymlinkTarget || k == QuotaNameBytes
 }
 
 // QuotaError reports a write refused by a workspace quota. It names the
@@ -105,6 +110,8 @@ func (e *QuotaError) Error() string {
 		return fmt.Sprintf("meta: quota: %d bytes per path (the path has %d): %s", e.Limit, e.Usage, e.Path)
 	case QuotaSymlinkTarget:
 		return fmt.Sprintf("meta: quota: %d bytes per symlink target (the target has %d): %s", e.Limit, e.Usage, e.Path)
+	case QuotaNameBytes:
+		return fmt.Sprintf("meta: quota: %d bytes per name (a name has %d): %s", e.Limit, e.Usage, e.Path)
 	}
 	return fmt.Sprintf("meta: quota: %s limit %d (usage %d): %s", e.Kind, e.Limit, e.Usage, e.Path)
 }

@@ -68,6 +68,17 @@ func TestQuotas(t *testing.T) {
 	quotaErr(t, commit(Mkdir("d/e/f/g", 0, t0)), QuotaPathComponents)
 	quotaErr(t, commit(PutBytes("d/abcdefghijklmnopqrstu", nil, 0, t0)), QuotaPathBytes)
 	quotaErr(t, commit(Symlink("b", "012345678", t0)), QuotaSymlinkTarget)
+	// A name longer than NAME_MAX is refused even within the path limit.
+	q3 := DefaultQuotas()
+	w3, _ := db.Create(ctx, "acme/names", CreateOptions{Quotas: &q3})
+	_, _, err = db.Commit(ctx, w3.Name, 1, Change{Ops: []Op{PutBytes("d/"+strings.Repeat("n", 256), nil, 0, t0)}})
+	if qe = quotaErr(t, err, QuotaNameBytes); !qe.Kind.NameTooLong() || qe.Usage != 256 {
+		t.Fatalf("long name: %+v", qe)
+	}
+	mustCommit(t, db, w3.Name, 1, PutBytes("d/"+strings.Repeat("n", 255), []byte("ok"), 0, t0))
+	if got := readFile(t, db, Ref{Workspace: w3.Name}, "d/"+strings.Repeat("n", 255)); got != "ok" {
+		t.Fatalf("255-byte name reads %q", got)
+	}
 	// Moving a directory deeper checks the paths inside it.
 	q2 := DefaultQuotas()
 	q2.MaxPathComponents = 3

@@ -151,8 +151,8 @@ func validName(s string) error {
 		return errors.New("empty name")
 	case s == "." || s == "..":
 		return fmt.Errorf("name %q is reserved", s)
-	case len(s) > 255:
-		return fmt.Errorf("name %.20q... is %d bytes, the most is 255", s, len(s))
+	case len(s) > MaxNameBytes:
+		return fmt.Errorf("name %.20q... is %d bytes, the most is %d", s, len(s), MaxNameBytes)
 	case strings.ContainsAny(s, "/\x00"):
 		return fmt.Errorf("name %q contains / or NUL", s)
 	}

@@ -82,13 +82,19 @@ func (q Quotas) Validate() error {
 }
 
 // CheckPath returns a *QuotaError if the workspace-relative path p (in
-// CleanPath form) breaks the path limits, else nil.
+// CleanPath form) breaks the path limits (components, bytes, and
+// MaxNameBytes per name), else nil.
 func (q Quotas) CheckPath(ws, p string) error {
 	if n := int64(len(splitPath(p))); n > q.MaxPathComponents {
 		return &QuotaError{Kind: QuotaPathComponents, Workspace: ws, Path: p, Limit: q.MaxPathComponents, Usage: n}
 	}
 	if n := int64(len(p)); n > q.MaxPathBytes {
 		return &QuotaError{Kind: QuotaPathBytes, Workspace: ws, Path: p, Limit: q.MaxPathBytes, Usage: n}
+	}
+	for _, name := range splitPath(p) {
+		if len(name) > MaxNameBytes {
+			return &QuotaError{Kind: QuotaNameBytes, Workspace: ws, Path: p, Limit: MaxNameBytes, Usage: int64(len(name))}
+		}
 	}
 	return nil
 }
