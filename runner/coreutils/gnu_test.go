@@ -702,7 +702,8 @@ printf garbage > bad.tar; : > empty.tar; gzip -c a.txt > a.gz; cp a.txt notgz.gz
 	for _, a := range []string{
 		"gzip a.txt", "gzip -k a.txt", "gzip -c a.txt", "gzip a.gz", "gzip -d a.gz", "gunzip a.gz", "gzip -dk a.gz", "zcat a.gz",
 		"zcat a.gz a.gz", "gzip -d notgz.gz", "gzip -d a.txt", "gzip nope", "gzip -9 a.txt b.md", "gzip -1 -k a.txt", "gzip d",
-		"gzip -t a.gz", "gzip -t notgz.gz", "gunzip -c a.gz", "gzip -f a.txt", "gzip -r d", "gzip -d -c a.gz b.md",
+		"gzip -t a.gz", "gzip -t notgz.gz", "gunzip -c a.gz", "gzip -f a.txt", "gzip -r d", "gzip -d -c a.gz b.md", "gzip -l a.gz", "gzip -l arch.tgz",
+		"gzip -l a.txt", "gzip -l notgz.gz",
 	} {
 		cases = append(cases, gnuCase{setup: archives, args: words(a), after: gzAfter, mask: func(s string) string {
 			if strings.Contains(a, "-c") && !strings.Contains(a, "-d") && !strings.HasPrefix(a, "gunzip") {

@@ -69,14 +69,18 @@ func gzipMain(ctx context.Context, env *command.Env, decompress, toStdout bool) 
 	if len(files) == 0 {
 		files = []string{"-"}
 	}
-	if f.list {
-		g.o.WriteString("         compressed        uncompressed  ratio uncompressed_name\n")
-	}
 	for _, name := range files {
 		if done(ctx) {
 			return g.o.finish(env, statusCanceled)
 		}
+		if f.list {
+			g.listOne(name)
+			continue
+		}
 		g.one(name)
+	}
+	if f.list && g.listed > 1 {
+		fmt.Fprintf(g.o, "%19d %19d %s (totals)\n", g.totalIn, g.totalOut, listRatio(g.totalOut, g.totalIn-g.totalHeaders))
 	}
 	return g.o.finish(env, g.status)
 }
@@ -87,6 +91,70 @@ type gzipper struct {
 	f      gzipFlags
 	o      *out
 	status int
+
+	listed                          int
+	totalIn, totalOut, totalHeaders int64
+}
+
+// listOne prints gzip -l's line for one file: sizes, and the saving
+// counted without the gzip header and trailer, as GNU does.
+func (g *gzipper) listOne(name string) {
+	var in io.Reader = g.env.Stdin
+	shown := "stdout"
+	if name != "-" {
+		fh, err := g.env.FS.Open(name)
+		if err != nil {
+			g.fail("%s: %s", name, command.Strerror(err))
+			return
+		}
+		defer fh.Close()
+		in = fh
+		if shown = g.decompressedName(name); shown == "" {
+			shown = name
+		}
+	}
+	if in == nil {
+		in = strings.NewReader("")
+	}
+	cr := &countingReader{r: ctxReader{g.ctx, in}}
+	zr, err := gzip.NewReader(cr)
+	if err != nil {
+		g.reportConvertErr(name, err)
+		return
+	}
+	zr.Multistream(false)
+	n, err := io.Copy(io.Discard, zr)
+	if err != nil {
+		g.reportConvertErr(name, err)
+		return
+	}
+	io.Copy(io.Discard, cr)
+	header := int64(10 + 8)
+	if zr.Name != "" {
+		header += int64(len(zr.Name)) + 1
+	}
+	if zr.Comment != "" {
+		header += int64(len(zr.Comment)) + 1
+	}
+	if zr.Extra != nil {
+		header += 2 + int64(len(zr.Extra))
+	}
+	if g.listed == 0 {
+		g.o.WriteString("         compressed        uncompressed  ratio uncompressed_name\n")
+	}
+	fmt.Fprintf(g.o, "%19d %19d %s %s\n", cr.n, n, listRatio(n, cr.n-header), shown)
+	g.listed++
+	g.totalIn += cr.n
+	g.totalOut += n
+	g.totalHeaders += header
+}
+
+// listRatio is gzip -l's saving of compressed over uncompressed bytes.
+func listRatio(uncompressed, compressed int64) string {
+	if uncompressed == 0 {
+		return "  0.0%"
+	}
+	return fmt.Sprintf("%5.1f%%", 100*float64(uncompressed-compressed)/float64(uncompressed))
 }
 
 func (g *gzipper) fail(format string, a ...any) {
@@ -108,7 +176,7 @@ func (g *gzipper) warn(format string, a ...any) {
 
 func (g *gzipper) one(name string) {
 	if name == "-" {
-		g.stream(g.env.Stdin, "stdin", "")
+		g.stream(g.env.Stdin, "stdin")
 		return
 	}
 	fi, err := g.env.FS.Lstat(name)
@@ -169,7 +237,7 @@ func (g *gzipper) one(name string) {
 	}
 	defer in.Close()
 	if g.f.stdout || g.f.list || g.f.test {
-		g.stream(in, name, out)
+		g.stream(in, name)
 		return
 	}
 	if _, err := g.env.FS.Lstat(out); err == nil {
@@ -291,8 +359,8 @@ func (g *gzipper) convert(w io.Writer, in io.Reader, name string, fi fs.FileInfo
 	return cr.n, cw.n, err
 }
 
-// stream converts to stdout (-c, stdin, zcat) or lists / tests.
-func (g *gzipper) stream(in io.Reader, name, out string) {
+// stream converts to stdout (-c, stdin, zcat) or tests.
+func (g *gzipper) stream(in io.Reader, name string) {
 	if in == nil {
 		in = strings.NewReader("")
 	}
@@ -300,19 +368,12 @@ func (g *gzipper) stream(in io.Reader, name, out string) {
 	if f, ok := in.(command.File); ok && name != "stdin" {
 		fi, _ = f.Stat()
 	}
-	inSize, outSize, err := g.convert(g.o, in, name, fi)
+	_, _, err := g.convert(g.o, in, name, fi)
 	if err != nil {
 		if done(g.ctx) {
 			return
 		}
 		g.reportConvertErr(name, err)
-		return
-	}
-	if g.f.list {
-		if out == "" {
-			out = strings.TrimSuffix(name, ".gz")
-		}
-		fmt.Fprintf(g.o, "%19d %19d %s %s\n", inSize, outSize, ratio(outSize, inSize, false), out)
 		return
 	}
 	if g.f.verbose && g.f.test {
