@@ -20,7 +20,8 @@
 // alternative. Errors and warnings carry GNU's messages.
 //
 // Output: -c, -l, -L, -o, -q, -s, -n, -b, -H, -h, --label, -Z, -z, -T,
-// -A/-B/-C/-NUM with "--" between groups, -m, -v, --color[=WHEN]
+// -A/-B/-C/-NUM with "--" between groups (--group-separator=SEP,
+// --no-group-separator), -m, -v, --color[=WHEN]
 // (accepted; output is never colored), --line-buffered, -U (no-op), -u
 // (GNU's obsolescence warning). Files: -r, -R, --include, --exclude,
 // --exclude-from, --exclude-dir, -d read|skip|recurse, -D read|skip,

@@ -19,7 +19,8 @@ func Commands() []command.Spec {
 		"-w", "-x", "-z", "-s", "-v", "-V", "--help", "-m NUM", "-b", "-n", "--line-buffered", "-H", "-h",
 		"--label=LABEL", "-o", "-q", "--binary-files=TYPE", "-a", "-I", "-d ACTION", "-D ACTION", "-r", "-R",
 		"--include=GLOB", "--exclude=GLOB", "--exclude-from=FILE", "--exclude-dir=GLOB", "-L", "-l", "-c",
-		"-Z", "-A NUM", "-B NUM", "-C NUM", "-NUM", "--color[=WHEN]"}
+		"-Z", "-T", "-A NUM", "-B NUM", "-C NUM", "-NUM", "--group-separator=SEP", "--no-group-separator",
+		"--color[=WHEN]"}
 	return []command.Spec{
 		{Name: "grep", Summary: "print lines that match patterns (GNU grep 3.8)", Flags: grepFlags, Func: Grep},
 		{Name: "egrep", Summary: "grep -E", Flags: grepFlags, Func: Grep},

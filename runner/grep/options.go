@@ -57,6 +57,9 @@ type options struct {
 
 	warnings []string // printed as "grep: warning: ..."
 
+	groupSeparator   *string // --group-separator (nil: "--")
+	noGroupSeparator bool    // --no-group-separator
+
 	// rg only
 	rg           bool
 	countMatches bool    // --count-matches
@@ -100,6 +103,7 @@ var longOpts = []longOpt{
 	{"files-with-matches", 0, "l"}, {"count", 0, "c"}, {"initial-tab", 0, "T"}, {"null", 0, "Z"},
 	{"before-context", 1, "B"}, {"after-context", 1, "A"}, {"context", 1, "C"},
 	{"color", 2, "color"}, {"colour", 2, "color"},
+	{"group-separator", 1, "group-separator"}, {"no-group-separator", 0, "no-group-separator"},
 }
 
 // shortWithArg lists the short options that take an argument.
@@ -274,6 +278,11 @@ func parseArgs(name string, args []string, readFile func(string) (string, error)
 				// GNU answers an unknown WHEN with its help text, status 0.
 				return &fatalError{"help"}
 			}
+		case "group-separator":
+			o.groupSeparator = &val
+		case "no-group-separator":
+			o.groupSeparator = nil
+			o.noGroupSeparator = true
 		case "U":
 			// -U (binary) changes nothing on Unix.
 		case "u":

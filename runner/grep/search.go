@@ -288,7 +288,7 @@ func (s *fileSearch) selectedRecord(ls, le int) {
 		s.printBefore(ls)
 	}
 	if g.contextOn && g.anyOutput && s.lastPrintedEnd != ls {
-		g.out.WriteString("--\n")
+		s.writeGroupSeparator()
 	}
 	if o.onlyMatching {
 		if !o.invert {
@@ -301,6 +301,19 @@ func (s *fileSearch) selectedRecord(ls, le int) {
 	s.pendingAfter = o.after
 	if s.maxDone && s.pendingAfter == 0 {
 		s.done = true
+	}
+}
+
+// writeGroupSeparator prints the line between context groups.
+func (s *fileSearch) writeGroupSeparator() {
+	o := s.g.o
+	switch {
+	case o.noGroupSeparator && o.groupSeparator == nil:
+	case o.groupSeparator != nil:
+		s.g.out.WriteString(*o.groupSeparator)
+		s.g.out.WriteByte('\n')
+	default:
+		s.g.out.WriteString("--\n")
 	}
 }
 
@@ -323,7 +336,7 @@ func (s *fileSearch) printBefore(ls int) {
 		return
 	}
 	if s.g.anyOutput && s.lastPrintedEnd != first {
-		s.g.out.WriteString("--\n")
+		s.writeGroupSeparator()
 	}
 	for p := first; p < ls; {
 		le := s.recordEnd(p, ls)
