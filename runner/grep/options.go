@@ -447,8 +447,8 @@ Miscellaneous: -s, -v, -V, --help
 Output control: -m NUM, -b, -n, --line-buffered, -H, -h, --label=LABEL, -o, -q,
   --binary-files=TYPE, -a, -I, -d ACTION, -D ACTION, -r, -R, --include=GLOB,
   --exclude=GLOB, --exclude-from=FILE, --exclude-dir=GLOB, -L, -l, -c, -T, -Z
-Context control: -B NUM, -A NUM, -C NUM, -NUM, --group-separator is always "--",
-  --color is accepted and never colors.
+Context control: -B NUM, -A NUM, -C NUM, -NUM, --group-separator=SEP,
+  --no-group-separator; --color is accepted and never colors.
 Exit status is 0 if any line is selected, 1 otherwise; 2 on error unless -q
 selected a line.
 `
