@@ -395,8 +395,12 @@ func applyRgFlag(env *command.Env, o *options, ro *rgOptions, f, val string, rea
 		"--no-follow", "--no-text", "--no-binary", "--binary":
 		// Accepted: no effect here (output is never a terminal and files
 		// are always read whole).
+	case "--context-separator":
+		o.groupSeparator = &val
+	case "--no-context-separator":
+		o.groupSeparator, o.noGroupSeparator = nil, true
 	case "--color", "--colour", "--colors", "--sort", "--sortr", "-j", "--threads", "-M", "--max-columns",
-		"-E", "--encoding", "--max-filesize", "--context-separator", "--path-separator", "--ignore-file":
+		"-E", "--encoding", "--max-filesize", "--path-separator", "--ignore-file":
 		// Accepted with their value: output is sorted by path and never colored.
 	case "-h", "--help":
 		fmt.Fprintf(env.Stdout, "Usage: rg [OPTIONS] PATTERN [PATH ...]\nSupported flags: %s\n", strings.Join(rgFlags, " "))

@@ -67,6 +67,8 @@ func TestRgNonTTY(t *testing.T) {
 		{"rg -C1 foo ctx.txt", "", "two\nthree foo\nfour\n--\nsix\nseven foo\neight\n", 0},
 		{"rg -n -A1 foo ctx.txt", "", "3:three foo\n4-four\n--\n7:seven foo\n8-eight\n", 0},
 		{"rg -m1 foo ctx.txt", "", "three foo\n", 0},
+		{"rg -A1 --context-separator=## foo ctx.txt", "", "three foo\nfour\n##\nseven foo\neight\n", 0},
+		{"rg -A1 --no-context-separator foo ctx.txt", "", "three foo\nfour\nseven foo\neight\n", 0},
 		{"rg -q foo ctx.txt", "", "", 0},
 		{"rg --column foo ctx.txt", "", "3:7:three foo\n7:7:seven foo\n", 0},
 		{"rg --vimgrep o a.txt", "", "a.txt:1:5:hello world\na.txt:1:8:hello world\na.txt:2:2:foo\na.txt:2:3:foo\na.txt:3:5:Hello again\n", 0},
