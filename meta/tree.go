@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"sort"
 	"strings"
@@ -197,19 +198,27 @@ func encodeTree(t *Tree) []byte {
 	return b
 }
 
+// Entry times are stored as nanoseconds since the Unix epoch. The zero
+// time.Time is stored as the epoch, and times outside what an int64 of
+// nanoseconds holds (before 1678, after 2262) are clamped.
+var (
+	minEntryTime = time.Unix(0, math.MinInt64)
+	maxEntryTime = time.Unix(0, math.MaxInt64)
+)
+
 func timeNanos(t time.Time) int64 {
-	if t.IsZero() {
+	switch {
+	case t.IsZero():
 		return 0
+	case t.Before(minEntryTime):
+		return math.MinInt64
+	case t.After(maxEntryTime):
+		return math.MaxInt64
 	}
 	return t.UnixNano()
 }
 
-func nanosTime(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
-}
+func nanosTime(n int64) time.Time { return time.Unix(0, n).UTC() }
 
 // decodeTree parses and validates an encoded tree.
 func decodeTree(b []byte) (*Tree, error) {

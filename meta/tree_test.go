@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -118,5 +119,25 @@ func TestReadOnlyOpen(t *testing.T) {
 	defer r2.Close()
 	if ws, err := r2.List(ctx, ""); err != nil || len(ws) != 1 {
 		t.Fatalf("list: %v %v", ws, err)
+	}
+}
+
+func TestEntryTimesRoundTrip(t *testing.T) {
+	for _, tm := range []time.Time{time.Unix(0, 0).UTC(), t0, time.Unix(-5, 7).UTC(), time.Date(2, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		tr := &Tree{Entries: []Entry{FileEntry("f", 0o644, tm, EmptyTreeDigest, 0)}}
+		back, err := decodeTree(encodeTree(tr))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := back.Entries[0].MTime
+		want := tm
+		if tm.Before(minEntryTime) {
+			want = minEntryTime.UTC()
+		} else if tm.After(maxEntryTime) {
+			want = maxEntryTime.UTC()
+		}
+		if !got.Equal(want) {
+			t.Errorf("%v came back as %v", tm, got)
+		}
 	}
 }
