@@ -66,7 +66,7 @@ func defaultStore(home string) (string, error) {
 	if env := os.Getenv(storeurl.EnvStore); env != "" {
 		return env, nil
 	}
-	return "file://" + filepath.Join(home, "objects"), nil
+	return storeurl.FolderURL(filepath.Join(home, "objects")), nil
 }
 
 // openDB opens the store and meta.db under home.
