@@ -22,7 +22,8 @@ var rgFlags = []string{"-e PATTERN", "-f FILE", "-i", "-s", "-S", "-v", "-w", "-
 	"--count-matches", "-l", "--files-without-match", "-o", "-q", "-H", "-I", "-L", "-u", "--hidden", "--no-ignore",
 	"-a", "-0", "-b", "-g GLOB", "--iglob GLOB", "-t TYPE", "-T TYPE", "--type-list", "--files", "--max-depth NUM",
 	"-m NUM", "-A NUM", "-B NUM", "-C NUM", "-r REPLACEMENT", "--column", "--vimgrep", "--no-heading",
-	"--color WHEN", "--sort path", "-j NUM", "--no-messages", "--type-add SPEC"}
+	"--color WHEN", "--sort path", "-j NUM", "--no-messages", "--type-add SPEC", "--type-clear TYPE",
+	"--context-separator SEP", "--no-context-separator"}
 
 // rgOptions is what an rg command line asks beyond grep's options.
 type rgOptions struct {

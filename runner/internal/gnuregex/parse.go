@@ -22,11 +22,12 @@ const (
 type Options struct {
 	Syntax     Syntax
 	IgnoreCase bool
-	// EOL is the record terminator the pattern never matches: '\n' for
-	// lines (the default when zero is not asked for), 0 for NUL-separated
-	// records (grep -z). "." and negated classes exclude it.
+	// EOL is the record terminator no match contains: "." and negated
+	// classes exclude it. Zero means '\n' (lines) unless NULData is set.
 	EOL byte
-	// NULData marks EOL as meaningful when it is 0 (grep -z).
+	// NULData makes the terminator NUL (grep -z): "." then matches a
+	// newline and ^ $ anchor only at the ends of the record, which is
+	// also what a sed pattern space needs.
 	NULData bool
 }
 
