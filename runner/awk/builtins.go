@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -37,19 +38,29 @@ func byteToChar(s string, off int) int {
 	return utf8.RuneCountInString(s[:off])
 }
 
+// checkText warns once, as gawk does in a UTF-8 locale, when a string a
+// character-counting function sees is not valid UTF-8.
+func (in *interp) checkText(s string) string {
+	if !in.warnedUTF8 && !isASCII(s) && !utf8.ValidString(s) {
+		in.warnedUTF8 = true
+		in.warnf("Invalid multibyte data detected. There may be a mismatch between your data and your locale")
+	}
+	return s
+}
+
 func (in *interp) builtin(e *builtinExpr) value {
 	args := e.args
 	switch e.name {
 	case "length":
 		if len(args) == 0 {
-			return num(float64(charLen(in.getRecord())))
+			return num(float64(charLen(in.checkText(in.getRecord()))))
 		}
 		if ve, ok := args[0].(*varExpr); ok && ve.v.kind == kindArray {
 			return num(float64(len(in.array(ve.v))))
 		}
-		return num(float64(charLen(in.toStr(in.eval(args[0])))))
+		return num(float64(charLen(in.checkText(in.toStr(in.eval(args[0]))))))
 	case "substr":
-		s := in.toStr(in.eval(args[0]))
+		s := in.checkText(in.toStr(in.eval(args[0])))
 		start := in.eval(args[1]).toNum()
 		length := math.Inf(1)
 		if len(args) == 3 {
@@ -60,7 +71,7 @@ func (in *interp) builtin(e *builtinExpr) value {
 		}
 		return str(substr(s, start, length))
 	case "index":
-		s := in.toStr(in.eval(args[0]))
+		s := in.checkText(in.toStr(in.eval(args[0])))
 		t := in.toStr(in.eval(args[1]))
 		i := strings.Index(s, t)
 		if i < 0 {
@@ -74,7 +85,7 @@ func (in *interp) builtin(e *builtinExpr) value {
 	case "gensub":
 		return in.gensub(args)
 	case "match":
-		s := in.toStr(in.eval(args[0]))
+		s := in.checkText(in.toStr(in.eval(args[0])))
 		re := in.regexOf(args[1])
 		loc := re.FindStringSubmatchIndex(s)
 		if len(args) == 3 {
@@ -106,9 +117,9 @@ func (in *interp) builtin(e *builtinExpr) value {
 		}
 		return str(in.sprintf(in.toStr(in.eval(args[0])), vals))
 	case "tolower":
-		return str(strings.ToLower(in.toStr(in.eval(args[0]))))
+		return str(mapCase(in.checkText(in.toStr(in.eval(args[0]))), unicode.ToLower))
 	case "toupper":
-		return str(strings.ToUpper(in.toStr(in.eval(args[0]))))
+		return str(mapCase(in.checkText(in.toStr(in.eval(args[0]))), unicode.ToUpper))
 	case "int":
 		return num(math.Trunc(in.eval(args[0]).toNum()))
 	case "sqrt":
@@ -189,6 +200,23 @@ func (in *interp) builtin(e *builtinExpr) value {
 	}
 	in.fatalf("internal error: unknown built-in %s", e.name)
 	return value{}
+}
+
+// mapCase changes the case of each character and leaves bytes that are not
+// UTF-8 as they are (strings.ToUpper would turn them into U+FFFD).
+func mapCase(s string, f func(rune) rune) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteByte(s[i])
+		} else {
+			b.WriteRune(f(r))
+		}
+		i += size
+	}
+	return b.String()
 }
 
 func substr(s string, start, length float64) string {

@@ -92,9 +92,9 @@ func (g *stmtGen) stmt() {
 	case 5:
 		g.line("delete A[%s]", g.e.pick(genKeys))
 	case 6:
-		// A function call inside split's arguments trips a gawk bug
-		// ("split: second argument is not an array"): plain expressions only.
-		g.line("n = split(%s, B, %s); c = c n B[1] B[n]", g.e.expr(), g.e.pick([]string{`" "`, `","`, `/[0-9]/`, `""`, `"x|y"`}))
+		// Computed first arguments sometimes trip a gawk 5.2 bug ("split:
+		// second argument is not an array"): leaves only.
+		g.line("n = split(%s %s, B, %s); c = c n B[1] B[n]", g.e.leaf(), g.e.leaf(), g.e.pick([]string{`" "`, `","`, `/[0-9]/`, `""`, `"x|y"`}))
 	case 7:
 		g.line("%s(%s, %s, s)", g.e.pick([]string{"sub", "gsub"}), g.e.pick([]string{"/[a-c]/", `"1"`, "/x+/", "/^./", `"$"`}), g.e.pick([]string{`"<&>"`, `"-"`, `""`, `"\\&"`}))
 	case 8:

@@ -72,7 +72,9 @@ func (g *exprGen) expr() string {
 		v := g.pick(genVars)
 		return g.pick([]string{v + "++", "++" + v, v + "--", "--" + v})
 	default:
-		return "(" + g.expr() + " ^ " + g.pick([]string{"0", "1", "2", "3", "0.5"}) + ")"
+		// No fractional exponents: gawk's comparisons with NaN depend on
+		// its internal state, which no other awk can reproduce.
+		return "(" + g.expr() + " ^ " + g.pick([]string{"0", "1", "2", "3"}) + ")"
 	}
 }
 

@@ -77,9 +77,10 @@ type interp struct {
 	rng     *rand.Rand
 	seed    float64
 
-	exitCode int
-	ticks    uint32
-	inEnd    bool
+	exitCode   int
+	ticks      uint32
+	inEnd      bool
+	warnedUTF8 bool
 }
 
 // maxFields bounds NF and field indexes so a stray `NF = 1e9` fails
