@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -79,13 +80,24 @@ func ReadInfo(home string) (Info, error) {
 	return info, nil
 }
 
-// Alive reports whether the process info names still exists.
+// Alive reports whether the process info names still runs. A zombie (it
+// exited and its parent has not reaped it yet) counts as gone.
 func (info Info) Alive() bool {
 	if info.PID <= 0 {
 		return false
 	}
-	err := syscall.Kill(info.PID, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err := syscall.Kill(info.PID, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", info.PID))
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	// The state follows the command name, which is in parentheses.
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+		return b[i+2] != 'Z' && b[i+2] != 'X'
+	}
+	return true
 }
 
 // writeInfo writes server.json atomically (write beside, rename).

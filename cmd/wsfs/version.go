@@ -19,6 +19,12 @@ func runVersion(_ context.Context, a *app, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("takes no arguments")
 	}
+	fmt.Fprintf(a.stdout, "wsfs %s\n", versionString())
+	return nil
+}
+
+// versionString is the module version and VCS revision of this binary.
+func versionString() string {
 	version := "(devel)"
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		version = bi.Main.Version
@@ -28,6 +34,5 @@ func runVersion(_ context.Context, a *app, args []string) error {
 			}
 		}
 	}
-	fmt.Fprintf(a.stdout, "wsfs %s\n", version)
-	return nil
+	return version
 }

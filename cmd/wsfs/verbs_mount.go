@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wsfs/wsfs/api"
+	"github.com/wsfs/wsfs/fusefs"
+	"github.com/wsfs/wsfs/meta"
+)
+
+func init() {
+	register(&verb{name: "mount", args: "[--workspace T/N] [--quiet 2s] [--allow-other] DIR",
+		summary: "serve every workspace as a live directory at DIR (the wsfs server: FUSE mount and control socket)", run: runMount})
+	register(&verb{name: "umount", args: "DIR", summary: "stop the server of DIR: commit pending edits, unmount, remove the socket", run: runUmount})
+}
+
+// shutdownTimeout bounds the clean stop of a server: calls in flight, the
+// commit of pending edits and the unmount.
+const shutdownTimeout = time.Minute
+
+func runMount(ctx context.Context, a *app, args []string) error {
+	v := verbs["mount"]
+	var g globalFlags
+	fs := newFlags(a, v, &g)
+	workspace := fs.String("workspace", "", "mount this one workspace (TENANT/NAME) at DIR instead of all of them")
+	quiet := fs.Duration("quiet", 2*time.Second, "commit edits made on the mount after they have been quiet this long (negative: only at unmount)")
+	allowOther := fs.Bool("allow-other", false, "let other users reach the mount (needs user_allow_other in /etc/fuse.conf for non-root)")
+	foreground := fs.Bool("foreground", true, "stay in the foreground (the only mode: run it under a service manager to detach)")
+	debug := fs.Bool("debug", false, "log every FUSE request")
+	if err := parse(a, v, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("takes one mount point")
+	}
+	if !*foreground {
+		return usagef("--foreground=false is not supported: run wsfs mount under a service manager (systemd, supervisord) or with & to detach")
+	}
+	if *workspace != "" {
+		name, err := meta.ParseWorkspace(*workspace)
+		if err != nil {
+			return usagef("--workspace: %v", err)
+		}
+		*workspace = name
+	}
+	if *quiet == 0 {
+		return usagef("--quiet must not be 0 (use a negative value to commit only at unmount)")
+	}
+	dir, err := filepath.Abs(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	home, err := g.homeDir()
+	if err != nil {
+		return err
+	}
+	level := slog.LevelInfo
+	if os.Getenv("WSFS_DEBUG") != "" {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+
+	if err := clearDeadServer(ctx, a, home); err != nil {
+		return err
+	}
+	if isStaleMount(dir) {
+		fmt.Fprintf(a.stderr, "wsfs mount: %s is a stale mount left by a wsfs server that died; detaching it before mounting (edits not committed before the crash are lost; committed revisions are intact)\n", dir)
+		if err := fusefs.CleanStale(dir); err != nil {
+			return err
+		}
+	}
+
+	st, home, err := g.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeStore(st)
+	storeURL := g.store
+	if storeURL == "" {
+		if storeURL, err = defaultStore(home); err != nil {
+			return err
+		}
+	}
+	db, err := meta.Open(ctx, filepath.Join(home, meta.DBFileName), st, meta.Options{Logger: log})
+	if errors.Is(err, meta.ErrInUse) {
+		return heldError(home, err)
+	}
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	fsys, err := fusefs.Mount(ctx, dir, fusefs.Options{DB: db, SpoolDir: filepath.Join(home, "spool"), QuietPeriod: *quiet,
+		Workspace: *workspace, AllowOther: *allowOther, Logger: log, Debug: *debug})
+	if err != nil {
+		return err
+	}
+	srv := api.NewServer(api.Config{DB: db, Mount: fsys, MountDir: dir, Home: home, Store: storeURL, Version: versionString(), Logger: log})
+	info, err := srv.Start(ctx)
+	if err != nil {
+		uctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		defer cancel()
+		if uerr := fsys.Unmount(uctx); uerr != nil {
+			log.Error("wsfs mount: unmount after a failed start", "err", uerr)
+		}
+		return err
+	}
+	fmt.Fprintf(a.stdout, "wsfs: serving %s (socket %s)\n", dir, info.Socket)
+
+	unmounted := make(chan struct{})
+	go func() { fsys.Wait(); close(unmounted) }()
+	reason := ""
+	select {
+	case <-ctx.Done():
+		reason = "signal"
+	case <-srv.ShutdownRequested():
+		reason = "wsfs umount"
+	case <-unmounted:
+		reason = "unmounted from outside (fusermount -u)"
+	}
+	log.Info("wsfs mount: stopping", "dir", dir, "reason", reason)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	// Stop taking calls first (those in flight finish), then commit the
+	// pending edits and unmount, and only then let go of meta.db.
+	serr := srv.Close(sctx)
+	uerr := fsys.Unmount(sctx)
+	if uerr != nil {
+		return fmt.Errorf("unmounting %s: %w (run wsfs umount %s to detach it)", dir, uerr, dir)
+	}
+	if serr != nil {
+		return serr
+	}
+	log.Info("wsfs mount: stopped cleanly", "dir", dir)
+	return nil
+}
+
+// clearDeadServer handles the home's server.json before a mount: a live
+// server that answers means the store is taken; a dead one's leftovers
+// (its stale mount, socket and server.json) are cleaned with a message.
+func clearDeadServer(ctx context.Context, a *app, home string) error {
+	c, err := api.Dial(ctx, home)
+	if err == nil {
+		h := c.Health()
+		c.Close()
+		return fmt.Errorf("this store is already served by PID %d at %s; stop it first with wsfs umount %s", h.PID, h.MountDir, h.MountDir)
+	}
+	info, rerr := api.ReadInfo(home)
+	if rerr != nil || info.Alive() {
+		// No server.json, or a live process that does not answer: meta.Open
+		// names it if it holds meta.db.
+		return nil
+	}
+	fmt.Fprintf(a.stderr, "wsfs mount: the server PID %d (started %s) died without cleaning up; removing its socket and %s\n",
+		info.PID, shortTime(info.Started), api.InfoName)
+	if info.MountDir != "" && (isStaleMount(info.MountDir) || mountedFUSE(info.MountDir)) {
+		fmt.Fprintf(a.stderr, "wsfs mount: detaching its stale mount at %s\n", info.MountDir)
+		if err := syscall.Unmount(info.MountDir, syscall.MNT_DETACH); err != nil {
+			return fmt.Errorf("the stale mount %s of dead server PID %d cannot be detached: %w; run fusermount3 -uz %s", info.MountDir, info.PID, err, info.MountDir)
+		}
+	}
+	return api.RemoveStale(home)
+}
+
+// isStaleMount reports a FUSE mount whose server is gone: stat fails with
+// ENOTCONN (or ECONNABORTED).
+func isStaleMount(dir string) bool {
+	var st syscall.Stat_t
+	err := syscall.Stat(dir, &st)
+	return errors.Is(err, syscall.ENOTCONN) || errors.Is(err, syscall.ECONNABORTED)
+}
+
+// mountedFUSE reports whether /proc/self/mounts lists a FUSE mount at dir.
+func mountedFUSE(dir string) bool {
+	b, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && unescapeMount(f[1]) == dir && strings.HasPrefix(f[2], "fuse") {
+			return true
+		}
+	}
+	return false
+}
+
+// unescapeMount undoes the octal escapes of /proc/mounts (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+4 <= len(s) {
+			var n int
+			if _, err := fmt.Sscanf(s[i+1:i+4], "%3o", &n); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func runUmount(ctx context.Context, a *app, args []string) error {
+	v := verbs["umount"]
+	var g globalFlags
+	fs := newFlags(a, v, &g)
+	if err := parse(a, v, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("takes one mount point")
+	}
+	dir, err := filepath.Abs(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	home, err := g.homeDir()
+	if err != nil {
+		return err
+	}
+	c, err := api.Dial(ctx, home)
+	if err == nil {
+		defer c.Close()
+		h := c.Health()
+		if h.MountDir != dir {
+			return fmt.Errorf("the wsfs server of %s (PID %d) serves %s, not %s; name that folder, or set --home/WSFS_HOME to the home of the server of %s", home, h.PID, h.MountDir, dir, dir)
+		}
+		if err := c.Shutdown(ctx); err != nil {
+			return fmt.Errorf("asking server PID %d to stop: %w", h.PID, err)
+		}
+		if err := waitGone(ctx, h.PID, dir); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "wsfs: unmounted %s (pending edits committed)\n", dir)
+		return nil
+	}
+	if !errors.Is(err, api.ErrNoServer) && !errors.Is(err, api.ErrUnreachable) {
+		return err
+	}
+	switch {
+	case isStaleMount(dir):
+		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
+			return fmt.Errorf("%s is a stale mount (its server died) and cannot be detached: %w; run fusermount3 -uz %s", dir, err, dir)
+		}
+		fmt.Fprintf(a.stderr, "wsfs umount: no server answers for %s: it was a stale mount left by a server that died; detached it lazily (edits not committed before the crash are lost; committed revisions are intact)\n", dir)
+		if info, rerr := api.ReadInfo(home); rerr == nil && info.MountDir == dir {
+			_ = api.RemoveStale(home)
+		}
+		return nil
+	case mountedFUSE(dir):
+		return fmt.Errorf("%s is a FUSE mount that answers but no wsfs server of %s serves it; set --home/WSFS_HOME to its server's home, or force it with fusermount3 -uz %s", dir, home, dir)
+	}
+	return fmt.Errorf("%s is not mounted (no wsfs server runs for %s): %w", dir, home, meta.ErrNotFound)
+}
+
+// waitGone waits until the server process pid has exited and dir is no
+// longer mounted.
+func waitGone(ctx context.Context, pid int, dir string) error {
+	ctx, cancel := context.WithTimeout(ctx, shutdownTimeout)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if !(api.Info{PID: pid}).Alive() && !mountedFUSE(dir) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("server PID %d did not stop within %s (is a file on %s still busy?): %w", pid, shutdownTimeout, dir, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
