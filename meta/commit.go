@@ -121,8 +121,8 @@ type Change struct {
 // writes nothing and returns the base revision with committed false.
 //
 // The order keeps every committed revision whole: the blobs of put
-// operations are uploaded first (missing ones only, in parallel), then the
-// new trees (only those on changed paths) and the manifest, then one bbolt
+// operations (missing ones only) and the new trees (only those on changed
+// paths) are uploaded first, in parallel, then the manifest, then one bbolt
 // transaction checks that the head is still base and writes the revision.
 // If the head moved, Commit returns ErrStale and the database is unchanged.
 // If the store fails, the head is untouched and the error wraps ErrStore.
@@ -195,6 +195,9 @@ func (db *DB) Commit(ctx context.Context, ws string, base RevNum, change Change)
 	}
 	if err := parallel(ctx, db.opts.UploadParallelism, uploads); err != nil {
 		return Revision{}, false, err
+	}
+	for d, t := range ed.decoded {
+		db.trees.add(d, t)
 	}
 	rev := &Revision{
 		Workspace: w.Name, WorkspaceID: w.ID, N: base + 1, Parent: base, ParentManifest: baseRev.Manifest,

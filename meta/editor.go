@@ -18,6 +18,7 @@ type editor struct {
 	w        *Workspace
 	root     *mdir
 	baseRoot objects.Digest
+	decoded  map[objects.Digest]*Tree // trees serialize made, for the cache
 	now      time.Time
 	touched  map[string]struct{}
 }
@@ -39,7 +40,7 @@ func (db *DB) newEditor(ctx context.Context, w *Workspace, root objects.Digest, 
 		return nil, fmt.Errorf("meta: commit to %s: base tree: %w", w.Name, err)
 	}
 	r := &mdir{entries: append([]Entry(nil), t.Entries...), sub: t.Stats()}
-	return &editor{db: db, w: w, root: r, baseRoot: root, now: now, touched: make(map[string]struct{})}, nil
+	return &editor{db: db, w: w, root: r, baseRoot: root, decoded: map[objects.Digest]*Tree{}, now: now, touched: make(map[string]struct{})}, nil
 }
 
 func (d *mdir) find(name string) (int, bool) {
@@ -442,8 +443,8 @@ func (ed *editor) serialize() (map[objects.Digest][]byte, objects.Digest) {
 		if _, seen := out[dg]; !seen {
 			out[dg] = b
 			// The editor no longer changes d.entries, so the cache can
-			// share them.
-			ed.db.trees.add(dg, &Tree{Entries: d.entries})
+			// share them once the commit has stored the tree.
+			ed.decoded[dg] = &Tree{Entries: d.entries}
 		}
 		d.dirty = false
 		return dg
