@@ -195,6 +195,28 @@ func (in *interp) builtin(e *builtinExpr) value {
 			t = t.UTC()
 		}
 		return str(strftime(format, t))
+	case "asort", "asorti":
+		src := in.array(args[0].(*varExpr).v)
+		var items []value
+		if e.name == "asort" {
+			for _, v := range src {
+				items = append(items, v)
+			}
+		} else {
+			for k := range src {
+				items = append(items, str(k))
+			}
+		}
+		in.sortValues(items)
+		dst := src
+		if len(args) == 2 {
+			dst = in.array(args[1].(*varExpr).v)
+		}
+		clear(dst)
+		for i, v := range items {
+			dst[strconv.Itoa(i+1)] = v
+		}
+		return num(float64(len(items)))
 	case "mktime":
 		return num(mktime(in.toStr(in.eval(args[0]))))
 	}
@@ -409,6 +431,22 @@ func sortKeys(keys []string) {
 			return false
 		}
 		return a < b
+	})
+}
+
+// sortValues orders values as gawk's asort does: numbers (numerically)
+// before strings (bytewise).
+func (in *interp) sortValues(items []value) {
+	sort.SliceStable(items, func(i, j int) bool {
+		a, b := items[i], items[j]
+		an, bn := a.k == kNum || (a.k == kInput && looksNumeric(a.s)), b.k == kNum || (b.k == kInput && looksNumeric(b.s))
+		switch {
+		case an && bn:
+			return a.toNum() < b.toNum()
+		case an != bn:
+			return an
+		}
+		return in.toStr(a) < in.toStr(b)
 	})
 }
 

@@ -50,6 +50,8 @@ var cornerCases = []diffCase{
 	{name: "ieee magic strings", args: p(`BEGIN{print "-nan-1"+0, "-nan"+0, "nan"+0, "+nan"+0, "-inf"+0, "-infx"+0, "+infinity"+0, "-Inf"+0, " -inf "+0}`)},
 	{name: "rebuilt record is a string", args: p(`{x = $0; $1 = $1; print ($0 < 10), (x < 10)}`), stdin: "5\n"},
 	{name: "assigned record string", args: p(`{$1 = "0"; if ($0) print "true"; else print "false"; $0 = $2; if ($0) print "t"; else print "f"}`), stdin: "x 0\n"},
+	{name: "asort asorti", args: p(`BEGIN{a["x"]=3; a["y"]=10; a["z"]="b"; a["w"]="a"; a["v"]=-1; n = asort(a, s); for (i=1;i<=n;i++) printf "%s ", s[i]; print n; n = asorti(a, t); for (i=1;i<=n;i++) printf "%s ", t[i]; print n; n = asort(a); print a[1], a[n], length(a)}`)},
+	{name: "asort fields", args: p(`{for (i=1;i<=NF;i++) v[i]=$i; n = asort(v); for (i=1;i<=n;i++) printf "%s ", v[i]; print ""}`), stdin: "10 9 b 100 a 2.5\n"},
 	{name: "tolower utf8", args: p(`BEGIN{print tolower("ÀÉÎ"), toupper("straße")}`)},
 }
 

@@ -33,7 +33,8 @@
 // continue, do-while, for-in; newlines after && || , { do else and
 // backslash-newline continue a line.
 //
-// gawk extensions: length(array), gensub, match with an array, systime,
+// gawk extensions: length(array), gensub, match with an array, asort,
+// asorti, systime,
 // strftime, mktime, the ** and **= operators, hex and octal constants in
 // program text, \y \B \< \> \s \S \w \W \` \' in regexes, -v var=value
 // (with escapes), -F fs (with escapes, so -F '\t' is a tab), -f progfile
@@ -84,7 +85,7 @@
 //     are an error (RE2's limit) where gawk allows 32767.
 //   - |& (coprocesses), system(), BEGINFILE/ENDFILE, @include, @namespace,
 //     indirect function calls, PROCINFO, SYMTAB, IGNORECASE, FIELDWIDTHS,
-//     FPAT, asort/asorti, patsplit, the fourth argument of split and
+//     FPAT, patsplit, the fourth argument of split and
 //     --posix/--traditional modes are not implemented (the mode flags are
 //     accepted and ignored).
 //   - -Ft means FS="t", as in gawk's default mode (POSIX awks read it as a

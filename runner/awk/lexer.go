@@ -95,7 +95,7 @@ var builtinNames = map[string]bool{
 	"atan2": true, "exp": true, "log": true, "sqrt": true, "int": true,
 	"rand": true, "srand": true, "tolower": true, "toupper": true,
 	"system": true, "close": true, "fflush": true, "gensub": true,
-	"systime": true, "strftime": true, "mktime": true,
+	"systime": true, "strftime": true, "mktime": true, "asort": true, "asorti": true,
 }
 
 type token struct {

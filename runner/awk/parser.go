@@ -925,7 +925,8 @@ func (p *parser) builtinCall() expr {
 		idx := len(b.args)
 		switch {
 		case p.tok.t == tName && (p.peek(1) == tComma || p.peek(1) == tRparen) &&
-			((name == "split" && (idx == 1 || idx == 3)) || (name == "match" && idx == 2) || (name == "length" && idx == 0)):
+			((name == "split" && (idx == 1 || idx == 3)) || (name == "match" && idx == 2) || (name == "length" && idx == 0) ||
+				name == "asort" || name == "asorti"):
 			v := p.varRef(p.tok.text, p.tok.pos)
 			if name != "length" {
 				p.useArray(v, p.tok.pos)
@@ -957,7 +958,7 @@ var builtinArity = map[string][2]int{
 	"sqrt": {1, 1}, "int": {1, 1}, "rand": {0, 0}, "srand": {0, 1},
 	"tolower": {1, 1}, "toupper": {1, 1}, "system": {1, 1}, "close": {1, 2},
 	"fflush": {0, 1}, "gensub": {3, 4}, "systime": {0, 0}, "strftime": {0, 3},
-	"mktime": {1, 2},
+	"mktime": {1, 2}, "asort": {1, 2}, "asorti": {1, 2},
 }
 
 func (p *parser) checkBuiltin(b *builtinExpr) {
@@ -977,6 +978,12 @@ func (p *parser) checkBuiltin(b *builtinExpr) {
 				p.fail(b.pos, "match: third argument is not an array")
 			}
 			p.useArray(ve.v, b.pos)
+		}
+	case "asort", "asorti":
+		for _, a := range b.args {
+			if _, ok := a.(*varExpr); !ok {
+				p.fail(b.pos, "%s: argument is not an array", b.name)
+			}
 		}
 	case "split":
 		if _, ok := b.args[1].(*varExpr); !ok {
