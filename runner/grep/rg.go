@@ -440,7 +440,8 @@ func newRgEngine(o *options, ro *rgOptions) (*engine, error) {
 		}
 		parts[i] = "(?:" + p + ")"
 	}
-	flags := syntax.Perl
+	// ripgrep reads ^ and $ as line anchors (multi-line mode).
+	flags := syntax.Perl &^ syntax.OneLine
 	if fold {
 		flags |= syntax.FoldCase
 	}
@@ -453,11 +454,27 @@ func newRgEngine(o *options, ro *rgOptions) (*engine, error) {
 	if err := e.compileGo("(?m)", expr, false); err != nil {
 		return nil, err
 	}
-	e.bufRE = e.lineRE
+	if !usesTextAnchors(tree) {
+		// \A and \z mean the record's ends: only per-record matching
+		// keeps that meaning.
+		e.bufRE = e.lineRE
+	}
 	if prefix, _ := e.plainRE.LiteralPrefix(); prefix != "" && !fold {
 		e.literal = []byte(prefix)
 	}
 	return e, nil
+}
+
+func usesTextAnchors(re *syntax.Regexp) bool {
+	if re.Op == syntax.OpBeginText || re.Op == syntax.OpEndText {
+		return true
+	}
+	for _, s := range re.Sub {
+		if usesTextAnchors(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // noNewline makes a parsed regexp unable to match "\n", as ripgrep does
