@@ -446,9 +446,15 @@ func TestGNUFileTools(t *testing.T) {
 		"ls -l dlink", "ls -d dlink", "ls nope", "ls a.txt nope", "ls -Z9", "ls --bogus", "ls --al", "ls -l --full-time",
 		"ls -l --time-style=long-iso", "ls -ls", "ls -s", "ls -n", "ls -lhS d", "ls -g", "ls -o", "ls -lG",
 		"ls -X", "ls -U1 e", "ls -m", "ls -lF", "ls -d .", "ls -d d/sub d", "ls ./d", "ls d/", "ls -R d", "ls -aR e",
-		"ls --sort=size", "ls --sort=nope", "ls -lu", "ls -lc e", "ls -v",
+		"ls --sort=size", "ls --sort=nope", "ls -lu", "ls -lc e", "ls -v", "ls -C", "ls -x", "ls -C -w 20", "ls -x -w 30 d",
+		"ls -CF", "ls -C -s", "ls -xa", "ls -C d e", "ls -C1", "ls -1C", "ls -Cw0",
 	} {
 		cases = append(cases, gnuCase{setup: treeSetup, args: words(a), mask: maskLsCtime(mask, a)})
+	}
+	manySetup := "for i in $(seq 1 23); do touch file_$i.txt; done; touch a bb ccc verylongfilename_abcdefghijklmnop.txt; mkdir sub; touch sub/x"
+	for _, a := range []string{"ls -C", "ls -x", "ls -C -w 40", "ls -x -w 100", "ls -CF", "ls -C -w 10", "ls -Cs", "ls -Ct", "ls -xr",
+		"ls -C sub", "ls -C . sub", "ls -CR", "ls -m", "ls -C -w 1000", "ls -m -w 30", "ls -mF", "ls -m -w 0"} {
+		cases = append(cases, gnuCase{setup: manySetup, args: words(a), mask: mask})
 	}
 	for _, a := range []string{
 		"cat a.txt", "cat a.txt b.md", "cat -n b.md", "cat -b b.md", "cat -s b.md", "cat -E b.md", "cat -T b.md",

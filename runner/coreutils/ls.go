@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wsfs/wsfs/runner/command"
 )
@@ -19,7 +20,9 @@ type lsFlags struct {
 	deref, derefArgs, fullTime, comma                            bool
 	timeField                                                    byte // 0 mtime, 'u' atime, 'c' ctime
 	timeStyle                                                    string
-	oneLine, columns                                             bool
+	oneLine, columns, across                                     bool
+	width                                                        int
+	widthSet                                                     bool
 }
 
 func lsOptions(f *lsFlags) []option {
@@ -60,8 +63,16 @@ func lsOptions(f *lsFlags) []option {
 		act("u", "", func() { f.timeField = 'u' }),
 		act("c", "", func() { f.timeField = 'c' }),
 		act("1", "", func() { f.oneLine, f.columns, f.comma = true, false, false }),
-		act("C", "", func() { f.columns, f.oneLine, f.comma = true, false, false }),
-		act("x", "", func() { f.columns, f.oneLine, f.comma = true, false, false }),
+		act("C", "", func() { f.columns, f.across, f.oneLine, f.comma = true, false, false, false }),
+		act("x", "", func() { f.columns, f.across, f.oneLine, f.comma = true, true, false, false }),
+		valued("w", "width", func(v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return usageError{fmt.Sprintf("invalid line width: %s", lquote(v))}
+			}
+			f.width, f.widthSet = n, true
+			return nil
+		}),
 		act("m", "", func() { f.comma, f.columns = true, false }),
 		act("", "full-time", func() { f.long, f.fullTime = true, true }),
 		valued("", "time-style", func(v string) error {
@@ -471,10 +482,11 @@ func (l *lister) print(list []lsEntry, inDir bool) {
 			names = append(names, prefix+r.name)
 		}
 		if f.comma {
-			l.o.WriteString(strings.Join(names, ", "))
-			if len(names) > 0 {
-				l.o.WriteString("\n")
-			}
+			l.printCommas(names)
+			return
+		}
+		if f.columns && !f.oneLine {
+			l.printColumns(names, f.across)
 			return
 		}
 		for _, n := range names {
@@ -499,6 +511,129 @@ func (l *lister) print(list []lsEntry, inDir bool) {
 		}
 		b.WriteString(padTo(r.size, w.size, ' ') + " " + r.date + " " + r.name + "\n")
 		l.o.WriteString(b.String())
+	}
+}
+
+// printColumns lays names out as ls -C (down columns) or -x (across) do:
+// as many columns as fit the line width, padded with tabs and spaces.
+func (l *lister) printColumns(names []string, across bool) {
+	width := l.lineWidth()
+	n := len(names)
+	if n == 0 {
+		return
+	}
+	if width == 0 {
+		// No limit: one line, spaces only.
+		l.o.WriteString(strings.Join(names, "  ") + "\n")
+		return
+	}
+	lens := make([]int, n)
+	for i, name := range names {
+		lens[i] = utf8.RuneCountInString(name)
+	}
+	maxCols := n
+	if width > 0 && width/3 < maxCols {
+		maxCols = max(1, width/3)
+	}
+	cols, colWidths := 1, []int{0}
+	for c := maxCols; c >= 1; c-- {
+		rows := (n + c - 1) / c
+		widths := make([]int, c)
+		total := 0
+		for i, ln := range lens {
+			col := i / rows
+			if across {
+				col = i % c
+			}
+			if col >= c {
+				continue
+			}
+			real := ln
+			if col != c-1 {
+				real += 2
+			}
+			if real > widths[col] {
+				total += real - widths[col]
+				widths[col] = real
+			}
+		}
+		if total < width || c == 1 {
+			cols, colWidths = c, widths
+			break
+		}
+	}
+	rows := (n + cols - 1) / cols
+	for r := 0; r < rows; r++ {
+		pos := 0
+		for c := 0; c < cols; c++ {
+			i := c*rows + r
+			if across {
+				i = r*cols + c
+			}
+			if i >= n {
+				break
+			}
+			l.o.WriteString(names[i])
+			next := c*rows + r + rows
+			if across {
+				next = i + 1
+			}
+			if c == cols-1 || next >= n || across && (c+1) >= cols {
+				break
+			}
+			indent(l.o, pos+lens[i], pos+colWidths[c])
+			pos += colWidths[c]
+		}
+		l.o.WriteString("\n")
+	}
+}
+
+// printCommas is ls -m: names joined by ", ", wrapped before a name that
+// would reach the line width.
+func (l *lister) printCommas(names []string) {
+	width := l.lineWidth()
+	pos := 0
+	for i, name := range names {
+		n := utf8.RuneCountInString(name)
+		if i > 0 {
+			if width == 0 || pos+n+2 < width {
+				l.o.WriteString(", ")
+				pos += 2
+			} else {
+				l.o.WriteString(",\n")
+				pos = 0
+			}
+		}
+		l.o.WriteString(name)
+		pos += n
+	}
+	if len(names) > 0 {
+		l.o.WriteString("\n")
+	}
+}
+
+// lineWidth is -w, else $COLUMNS, else 80.
+func (l *lister) lineWidth() int {
+	if l.f.widthSet {
+		return l.f.width
+	}
+	if n, err := strconv.Atoi(getenv(l.env, "COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return 80
+}
+
+// indent moves from column from to column to with tabs (every 8) and
+// spaces, as GNU ls does.
+func indent(o *out, from, to int) {
+	for from < to {
+		if to/8 > (from+1)/8 {
+			o.WriteByte('\t')
+			from += 8 - from%8
+		} else {
+			o.WriteByte(' ')
+			from++
+		}
 	}
 }
 
