@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -46,6 +47,22 @@ func BenchmarkCommitOneFileDurable(b *testing.B) {
 
 func benchCommitOneFile(b *testing.B, db *DB, size int) {
 	ctx := context.Background()
+	rev := setupWorkspace(b, db, size)
+	target := fmt.Sprintf("d%03d/f%03d", 0, 0)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r, ok, err := db.Commit(ctx, "bench/w", rev.N, Change{Ops: []Op{PutBytes(target, []byte(fmt.Sprint("edit ", i)), 0, t0)}})
+		if err != nil || !ok {
+			b.Fatal(err, ok)
+		}
+		rev = r
+	}
+}
+
+// setupWorkspace creates bench/w with size files in directories of 100,
+// in one commit.
+func setupWorkspace(b *testing.B, db *DB, size int) Revision {
+	ctx := context.Background()
 	q := DefaultQuotas()
 	q.MaxEntries = 1 << 20
 	q.MaxWorkspaceBytes = 1 << 30
@@ -58,14 +75,37 @@ func benchCommitOneFile(b *testing.B, db *DB, size int) {
 	for i := 0; i < size; i++ {
 		ops = append(ops, PutBytes(fmt.Sprintf("d%03d/f%03d", i%dirs, i/dirs), []byte(fmt.Sprint("content ", i)), 0, t0))
 	}
-	rev := mustCommit(b, db, w.Name, 1, ops...)
-	target := fmt.Sprintf("d%03d/f%03d", 0, 0)
+	return mustCommit(b, db, w.Name, 1, ops...)
+}
+
+// BenchmarkCommitScaling alternates the one-file commit between a 10-file
+// and a 10,000-file workspace, so that both see the same machine load, and
+// reports the cost ratio (large/small) as the "ratio" metric; the design
+// wants it at most 2.
+func BenchmarkCommitScaling(b *testing.B) {
+	ctx := context.Background()
+	type side struct {
+		db   *DB
+		rev  Revision
+		took time.Duration
+	}
+	sides := []*side{{db: openTestDB(b, nil)}, {db: openTestDB(b, nil)}}
+	for i, size := range []int{10, 10000} {
+		sides[i].rev = setupWorkspace(b, sides[i].db, size)
+	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r, ok, err := db.Commit(ctx, w.Name, rev.N, Change{Ops: []Op{PutBytes(target, []byte(fmt.Sprint("edit ", i)), 0, t0)}})
-		if err != nil || !ok {
-			b.Fatal(err, ok)
+		for _, s := range sides {
+			start := time.Now()
+			r, ok, err := s.db.Commit(ctx, "bench/w", s.rev.N, Change{Ops: []Op{PutBytes("d000/f000", []byte(fmt.Sprint("edit ", i)), 0, t0)}})
+			s.took += time.Since(start)
+			if err != nil || !ok {
+				b.Fatal(err, ok)
+			}
+			s.rev = r
 		}
-		rev = r
 	}
+	b.ReportMetric(float64(sides[1].took)/float64(sides[0].took), "ratio")
+	b.ReportMetric(float64(sides[0].took.Nanoseconds())/float64(b.N), "ns/small")
+	b.ReportMetric(float64(sides[1].took.Nanoseconds())/float64(b.N), "ns/large")
 }
