@@ -449,6 +449,9 @@ func newRgEngine(o *options, ro *rgOptions) (*engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
+	if hasLiteralNewline(tree) {
+		return nil, fmt.Errorf("the literal %q is not allowed in a regex (multi-line search is not supported)", "\n")
+	}
 	noNewline(tree)
 	expr := tree.String()
 	if err := e.compileGo("(?m)", expr, false); err != nil {
@@ -463,6 +466,18 @@ func newRgEngine(o *options, ro *rgOptions) (*engine, error) {
 		e.literal = []byte(prefix)
 	}
 	return e, nil
+}
+
+func hasLiteralNewline(re *syntax.Regexp) bool {
+	if re.Op == syntax.OpLiteral && slices.Contains(re.Rune, '\n') {
+		return true
+	}
+	for _, s := range re.Sub {
+		if hasLiteralNewline(s) {
+			return true
+		}
+	}
+	return false
 }
 
 func usesTextAnchors(re *syntax.Regexp) bool {
@@ -499,8 +514,6 @@ func noNewline(re *syntax.Regexp) {
 			out = append(out, lo, hi)
 		}
 		re.Rune = out
-	case syntax.OpLiteral:
-		// A literal newline cannot match a line; keep it (it never matches).
 	}
 	for _, s := range re.Sub {
 		noNewline(s)

@@ -124,6 +124,7 @@ func TestRgErrors(t *testing.T) {
 		{"rg --json hello", "rg: --json is not supported here (JSON output)\n"},
 		{"rg a(?=b)", "rg: regex parse error:\n    a(?=b)\nerror: invalid or unsupported Perl syntax: `(?=`\n"},
 		{"rg -A x foo", "rg: error parsing flag -A: invalid number: x\n"},
+		{`rg 'a\nb'`, "rg: regex parse error:\n    a\\nb\nerror: the literal \"\\n\" is not allowed in a regex (multi-line search is not supported)\n"},
 	}
 	for _, c := range cases {
 		got := sb.Run(context.Background(), Rg, "", splitArgs(c.cmd)...)
