@@ -1,0 +1,134 @@
+package fusefs
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/wsfs/wsfs/meta"
+)
+
+// TestQuotaPaths hits every limit at its exact edge on every path that
+// adds entries or bytes.
+func TestQuotaPaths(t *testing.T) {
+	e := newEnv(t)
+	wantErr := func(t *testing.T, what string, err, want error) {
+		t.Helper()
+		if !errors.Is(err, want) {
+			t.Fatalf("%s: %v, want %v", what, err, want)
+		}
+	}
+
+	t.Run("entries", func(t *testing.T) {
+		q := meta.DefaultQuotas()
+		q.MaxEntries = 4 // the root and three more
+		dir := e.create("quota/entries", &q)
+		mustWrite(t, filepath.Join(dir, "f"), "")
+		if err := os.Mkdir(filepath.Join(dir, "d"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("f", filepath.Join(dir, "l")); err != nil {
+			t.Fatalf("the 4th entry: %v", err)
+		}
+		wantErr(t, "create", os.WriteFile(filepath.Join(dir, "g"), nil, 0o644), syscall.EDQUOT)
+		wantErr(t, "mkdir", os.Mkdir(filepath.Join(dir, "e"), 0o755), syscall.EDQUOT)
+		wantErr(t, "symlink", os.Symlink("f", filepath.Join(dir, "m")), syscall.EDQUOT)
+		wantErr(t, "link", os.Link(filepath.Join(dir, "f"), filepath.Join(dir, "h")), syscall.EPERM)
+		// Renaming over an existing name adds nothing: allowed.
+		if err := os.Rename(filepath.Join(dir, "l"), filepath.Join(dir, "f")); err != nil {
+			t.Fatalf("rename over: %v", err)
+		}
+		// Freed entries can be used again.
+		mustWrite(t, filepath.Join(dir, "g"), "")
+		// The snapshot holds exactly the quota.
+		rev, _ := e.snapshot("quota/entries")
+		if got := rev.Stats.Entries() + 1; got != 4 {
+			t.Fatalf("committed entries %d", got)
+		}
+		r := e.fs.Refusals("quota/entries")
+		if len(r) != 3 || !strings.Contains(r[0].Text, "4 entries (workspace quota/entries has 4): g") {
+			t.Fatalf("refusals: %+v", r)
+		}
+	})
+
+	t.Run("bytes", func(t *testing.T) {
+		q := meta.DefaultQuotas()
+		q.MaxFileBytes = 1000
+		q.MaxWorkspaceBytes = 1500
+		dir := e.create("quota/bytes", &q)
+		p := filepath.Join(dir, "a")
+		mustWrite(t, p, strings.Repeat("a", 1000))
+		wantErr(t, "write past file limit", appendTo(p, "x"), syscall.EFBIG)
+		wantErr(t, "truncate past file limit", os.Truncate(p, 1001), syscall.EFBIG)
+		f, _ := os.OpenFile(p, os.O_RDWR, 0)
+		wantErr(t, "fallocate past file limit", unix.Fallocate(int(f.Fd()), 0, 0, 1001), syscall.EFBIG)
+		f.Close()
+		b := filepath.Join(dir, "b")
+		mustWrite(t, b, strings.Repeat("b", 500)) // workspace at 1500 exactly
+		wantErr(t, "write past workspace limit", appendTo(b, "x"), syscall.EDQUOT)
+		wantErr(t, "truncate past workspace limit", os.Truncate(b, 501), syscall.EDQUOT)
+		// copy_file_range falls back to writes, which the quota checks.
+		src := filepath.Join(dir, "a")
+		in, _ := os.Open(src)
+		out, _ := os.OpenFile(filepath.Join(dir, "c"), os.O_CREATE|os.O_WRONLY, 0o644)
+		_, err := unix.CopyFileRange(int(in.Fd()), nil, int(out.Fd()), nil, 10, 0)
+		in.Close()
+		out.Close()
+		if err == nil {
+			t.Fatal("copy_file_range past the workspace limit succeeded")
+		}
+		if got := mustRead(t, p); len(got) != 1000 {
+			t.Fatalf("a refused write changed the file: %d bytes", len(got))
+		}
+		var st syscall.Statfs_t
+		if err := syscall.Statfs(dir, &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Bfree != 0 || st.Files != 200 {
+			t.Fatalf("statfs: free blocks %d, files %d", st.Bfree, st.Files)
+		}
+	})
+
+	t.Run("paths", func(t *testing.T) {
+		q := meta.DefaultQuotas()
+		q.MaxPathComponents = 3
+		q.MaxPathBytes = 20
+		q.MaxSymlinkTarget = 8
+		dir := e.create("quota/paths", &q)
+		if err := os.MkdirAll(filepath.Join(dir, "a/b"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, filepath.Join(dir, "a/b/c"), "")
+		wantErr(t, "4 components", os.Mkdir(filepath.Join(dir, "a/b/d2"), 0o755), nil)
+		wantErr(t, "4 components", os.WriteFile(filepath.Join(dir, "a/b/d2/x"), nil, 0o644), syscall.ENAMETOOLONG)
+		wantErr(t, "21-byte path", os.WriteFile(filepath.Join(dir, strings.Repeat("p", 21)), nil, 0o644), syscall.ENAMETOOLONG)
+		mustWrite(t, filepath.Join(dir, strings.Repeat("p", 20)), "")
+		if err := os.Symlink("12345678", filepath.Join(dir, "l8")); err != nil {
+			t.Fatalf("8-byte target: %v", err)
+		}
+		wantErr(t, "9-byte target", os.Symlink("123456789", filepath.Join(dir, "l9")), syscall.ENAMETOOLONG)
+		// Moving a tree deeper checks every path inside it.
+		wantErr(t, "rename deeper", os.Rename(filepath.Join(dir, "a/b"), filepath.Join(dir, "a/b/d2/b")), syscall.EINVAL)
+		if err := os.Mkdir(filepath.Join(dir, "z"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		wantErr(t, "rename a tree under z", os.Rename(filepath.Join(dir, "a"), filepath.Join(dir, "z/a")), syscall.ENAMETOOLONG)
+	})
+}
+
+func appendTo(p, s string) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(s)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
