@@ -4,6 +4,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"syscall"
 	"time"
 )
@@ -144,9 +145,13 @@ func (f *mountFile) Seek(off int64, whence int) (int64, error) {
 	return n, f.fix("seek", err)
 }
 
+// Stat names the file by its agent path's base, never the host folder's.
 func (f *mountFile) Stat() (fs.FileInfo, error) {
 	fi, err := f.File.Stat()
-	return fi, f.fix("stat", err)
+	if err != nil {
+		return nil, f.fix("stat", err)
+	}
+	return renamedInfo{FileInfo: fi, name: path.Base(f.name)}, nil
 }
 
 func (f *mountFile) ReadDir(n int) ([]fs.DirEntry, error) {
