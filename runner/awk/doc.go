@@ -66,7 +66,7 @@
 //
 // Every loop, record read and function call checks the context, so the
 // runner's time limit stops `BEGIN { while (1); }`. Output stops at the
-// first write error (status 2). Function calls nest at most 10000 deep, NF
+// first write error (status 2). Function calls nest at most 30000 deep, NF
 // and field indexes stop at 1000000, and one string built by concatenation
 // or printf at 256 MiB: past those the program fails instead of exhausting
 // the runner's memory.

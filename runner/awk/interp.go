@@ -87,6 +87,10 @@ type interp struct {
 // instead of exhausting memory.
 const maxFields = 1000000
 
+// maxDepth bounds function call nesting; each level costs a few KB of Go
+// stack.
+const maxDepth = 30000
+
 // maxString bounds one string built by concatenation or printf, for the
 // same reason.
 const maxString = 256 << 20
@@ -802,8 +806,8 @@ func (in *interp) call(c *callExpr) value {
 		}
 	}
 	in.depth++
-	if in.depth > 10000 {
-		in.fatalf("function `%s': call depth exceeds 10000 (runaway recursion?)", f.name)
+	if in.depth > maxDepth {
+		in.fatalf("function `%s': call depth exceeds %d (runaway recursion?)", f.name, maxDepth)
 	}
 	in.tick()
 	saved := in.frame
