@@ -236,3 +236,39 @@ func TestGCStopsOnReadError(t *testing.T) {
 		t.Fatal("gc deleted blobs after a read error")
 	}
 }
+
+func TestRecoverSkipsRevisionsWithoutTrees(t *testing.T) {
+	ctx := context.Background()
+	store := objects.NewMemory()
+	path := filepath.Join(t.TempDir(), DBFileName)
+	db, err := Open(ctx, path, store, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, db, "acme/a")
+	r2 := mustCommit(t, db, "acme/a", 1, PutBytes("a", []byte("a"), 0, t0))
+	mustCommit(t, db, "acme/a", 2, PutBytes("b", []byte("b"), 0, t0))
+	db.Close()
+	// As if an interrupted GC had taken revision 2's root but not its manifest.
+	store.Delete(ctx, r2.Root)
+	removeFile(path)
+	rep, err := Recover(ctx, path, store, RecoverOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Skipped) != 1 || !strings.Contains(rep.Skipped[0], "history starts at 3") {
+		t.Fatalf("report %+v", rep)
+	}
+	db, err = Open(ctx, path, store, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w, _ := db.Get(ctx, "acme/a")
+	if w.Oldest != 3 || w.Head != 3 {
+		t.Fatalf("oldest %d head %d", w.Oldest, w.Head)
+	}
+	if fr, err := db.Fsck(ctx, FsckOptions{}); err != nil || !fr.OK() {
+		t.Fatalf("fsck: %v %+v", err, fr)
+	}
+}

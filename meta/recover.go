@@ -161,10 +161,34 @@ func Recover(ctx context.Context, path string, store objects.Store, opts Recover
 		return nil, fmt.Errorf("meta: recover: %w", err)
 	}
 	names := sortedKeys(live)
+	type rebuilt struct {
+		w    *Workspace
+		revs []*Revision
+	}
+	var all []rebuilt
+	for _, name := range names {
+		s := live[name]
+		w, revs := rebuildWorkspace(s, settingsDigest[s.ID], manifests[s.ID])
+		// An old manifest can outlive the trees of its revision when a GC
+		// was interrupted; history then starts after the newest such one.
+		for i := 1; i < len(revs); i++ {
+			if _, err := store.Stat(ctx, revs[i].Root); err != nil {
+				if !errors.Is(err, objects.ErrNotFound) {
+					db.Close()
+					os.Remove(tmp)
+					return nil, fmt.Errorf("meta: recover: %w; nothing was written", err)
+				}
+				rep.Skipped = append(rep.Skipped, fmt.Sprintf("workspace %s: revisions up to %d have lost their trees; its history starts at %d", name, revs[i].N, revs[i-1].N))
+				revs = revs[:i]
+				w.Oldest = revs[i-1].N
+				break
+			}
+		}
+		all = append(all, rebuilt{w, revs})
+	}
 	err = db.update(func(tx *bolt.Tx) error {
-		for _, name := range names {
-			s := live[name]
-			w, revs := rebuildWorkspace(s, settingsDigest[s.ID], manifests[s.ID])
+		for _, rb := range all {
+			w, revs, name := rb.w, rb.revs, rb.w.Name
 			if err := putWorkspace(tx, w); err != nil {
 				return err
 			}
