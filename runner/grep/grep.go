@@ -35,11 +35,9 @@ func Grep(ctx context.Context, env *command.Env) int {
 	if name != "egrep" && name != "fgrep" {
 		name = "grep"
 	}
-	stdinUsed := false
 	readFile := func(p string) (string, error) {
 		var r io.Reader
 		if p == "-" {
-			stdinUsed = true
 			r = stdinOf(env)
 		} else {
 			f, err := env.FS.Open(p)
@@ -67,7 +65,7 @@ func Grep(ctx context.Context, env *command.Env) int {
 		env.Errorf("%s", err.Error())
 		return 2
 	}
-	g := &grep{ctx: ctx, env: env, o: o, eng: eng, stdinUsed: stdinUsed}
+	g := &grep{ctx: ctx, env: env, o: o, eng: eng}
 	g.out = bufio.NewWriterSize(&errWriter{w: env.Stdout, g: g}, 64<<10)
 	g.contextOn = o.after >= 0 || o.before >= 0
 	if o.after < 0 {
@@ -87,7 +85,6 @@ type grep struct {
 	eng       *engine
 	out       *bufio.Writer
 	contextOn bool
-	stdinUsed bool
 
 	withName   bool
 	anyOutput  bool // a line was printed (for "--" between files)
