@@ -73,8 +73,8 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	}
 	if isStaleMount(dir) {
 		fmt.Fprintf(a.stderr, "wsfs mount: %s is a stale mount left by a wsfs server that died; detaching it before mounting (edits not committed before the crash are lost; committed revisions are intact)\n", dir)
-		if err := fusefs.CleanStale(dir); err != nil {
-			return err
+		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
+			return fmt.Errorf("the stale mount %s cannot be detached: %w; run fusermount3 -uz %s", dir, err, dir)
 		}
 	}
 
@@ -161,7 +161,7 @@ func clearDeadServer(ctx context.Context, a *app, home string) error {
 	}
 	fmt.Fprintf(a.stderr, "wsfs mount: the server PID %d (started %s) died without cleaning up; removing its socket and %s\n",
 		info.PID, shortTime(info.Started), api.InfoName)
-	if info.MountDir != "" && (isStaleMount(info.MountDir) || mountedFUSE(info.MountDir)) {
+	if info.MountDir != "" && isStaleMount(info.MountDir) {
 		fmt.Fprintf(a.stderr, "wsfs mount: detaching its stale mount at %s\n", info.MountDir)
 		if err := syscall.Unmount(info.MountDir, syscall.MNT_DETACH); err != nil {
 			return fmt.Errorf("the stale mount %s of dead server PID %d cannot be detached: %w; run fusermount3 -uz %s", info.MountDir, info.PID, err, info.MountDir)
@@ -170,12 +170,18 @@ func clearDeadServer(ctx context.Context, a *app, home string) error {
 	return api.RemoveStale(home)
 }
 
-// isStaleMount reports a FUSE mount whose server is gone: stat fails with
-// ENOTCONN (or ECONNABORTED).
+// isStaleMount reports a FUSE mount whose server is gone: stat or statfs
+// fails with ENOTCONN (or ECONNABORTED). Statfs always reaches the FUSE
+// connection, while stat may be answered from the kernel's attribute cache
+// for a moment after the server died.
 func isStaleMount(dir string) bool {
+	dead := func(err error) bool { return errors.Is(err, syscall.ENOTCONN) || errors.Is(err, syscall.ECONNABORTED) }
 	var st syscall.Stat_t
-	err := syscall.Stat(dir, &st)
-	return errors.Is(err, syscall.ENOTCONN) || errors.Is(err, syscall.ECONNABORTED)
+	if dead(syscall.Stat(dir, &st)) {
+		return true
+	}
+	var sfs syscall.Statfs_t
+	return mountedFUSE(dir) && dead(syscall.Statfs(dir, &sfs))
 }
 
 // mountedFUSE reports whether /proc/self/mounts lists a FUSE mount at dir.
