@@ -33,17 +33,21 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// leftoverMounts lists wsfs FUSE mounts under the temp folder.
+// mountDirs are the mount points these tests used (other packages' tests
+// may be mounting elsewhere at the same time).
+var (
+	mountDirsMu sync.Mutex
+	mountDirs   []string
+)
+
+// leftoverMounts lists this package's mount points still in /proc/mounts.
 func leftoverMounts() []string {
-	b, err := os.ReadFile("/proc/self/mounts")
-	if err != nil {
-		return nil
-	}
+	mountDirsMu.Lock()
+	defer mountDirsMu.Unlock()
 	var out []string
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 3 && strings.HasPrefix(f[2], "fuse") && f[0] == "wsfs" && strings.HasPrefix(f[1], os.TempDir()) {
-			out = append(out, f[1])
+	for _, d := range mountDirs {
+		if mountedFUSE(d) {
+			out = append(out, d)
 		}
 	}
 	return out
@@ -213,6 +217,9 @@ func newMountDirs(t *testing.T) (home, mnt string) {
 	if err := os.MkdirAll(mnt, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	mountDirsMu.Lock()
+	mountDirs = append(mountDirs, mnt)
+	mountDirsMu.Unlock()
 	return home, mnt
 }
 
