@@ -299,6 +299,13 @@ func TestModel(t *testing.T) {
 				}
 				delete(m.ws, n)
 			},
+			"gc": func(rt *rapid.T) {
+				// With no grace at all, GC deletes everything unreached;
+				// the check below then reads every retained revision.
+				if _, err := db.GC(ctx, GCOptions{Delete: true, Grace: time.Nanosecond}); err != nil {
+					rt.Fatal(err)
+				}
+			},
 			"retention": func(rt *rapid.T) {
 				n, w := pickWS(rt)
 				k := rapid.Int64Range(0, 4).Draw(rt, "keep")
