@@ -260,7 +260,12 @@ func (in *interp) run(fs *string, assigns []string) (status int) {
 				f = &fatal{msg: fmt.Sprintf("internal error: %v", r)}
 			}
 			in.out.Flush()
-			fmt.Fprintf(in.env.Stderr, "%s: fatal: %s\n", in.name, f.msg)
+			where := ""
+			if in.nr > 0 || in.fnr > 0 {
+				// gawk names the input position of a run-time error.
+				where = fmt.Sprintf("(FILENAME=%s FNR=%s) ", in.toStr(in.filename), numToStr(in.fnr, "%.6g"))
+			}
+			fmt.Fprintf(in.env.Stderr, "%s: %sfatal: %s\n", in.name, where, f.msg)
 			status = 2
 		}
 	}()

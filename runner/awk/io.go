@@ -661,7 +661,7 @@ func (in *interp) getline(g *getlineExpr) value {
 		if !ok {
 			return num(0)
 		}
-		in.nr++
+		// POSIX says NR counts these records too; gawk 5 leaves NR alone.
 		rec = r
 	}
 	in.assignRecord(g.target, rec)
