@@ -1,5 +1,54 @@
 // Package runner runs an agent's command: a restricted bash (mvdan.cc/sh
-// interp) whose commands are Go code confined to the workspace, with
-// preflight checks, path confinement, limits and the command's result. It
-// imports no other wsfs package but its own subpackages.
+// interp, bash dialect) whose commands are Go code confined to the
+// workspace, with preflight checks, path confinement, limits and the
+// command's result. It imports no other wsfs package but its own
+// subpackages. Run is the worker core of `wsfs run`; Confine is the
+// worker process's second wall.
+//
+// # What an agent sees
+//
+// "/" holds /workspace (the workspace; the first cwd), /tmp (scratch for
+// this command only) and /dev with null, stdin, stdout and stderr; nothing
+// else exists. PATH is empty and every command name resolves in the command
+// table (CommandSpecs: coreutils, textutils, grep, sed, awk, jq). Unknown
+// names give "NAME: command not found" (127); names reserved for commands
+// still to come give "NAME: not available yet" (127). Variables do not
+// persist between commands; the cwd does (Result.Cwd).
+//
+// # Confinement layers
+//
+//  1. Preflight: background jobs (&), coproc and process substitution are
+//     refused before anything runs (status 2, the construct and position
+//     named); they would outlive the command or make FIFOs on the host.
+//  2. Every interpreter handler (open, readdir, stat, access, exec, call)
+//     goes through command.RootFS, which resolves symlinks and ".." in the
+//     agent's namespace over os.Root handles. The exec handler never calls
+//     the interpreter's default (host) exec; `type` and `command -v` answer
+//     from the command table instead of statting host paths.
+//  3. Confine, in the worker process: Landlock (filesystem to the workspace
+//     and scratch folders, no network where the kernel has ABI 4) and
+//     rlimits on memory and CPU.
+//
+// # Limits
+//
+// Wall time (exit 124, "wsfs: time limit 15s reached"); output (the last
+// 128 KiB of each stream kept in the Result, Truncated set, everything
+// streamed to the live writers); entries created in /workspace and /tmp
+// (1,000; further creations fail with EDQUOT); files the shell holds open;
+// nested function calls (mvdan/sh does not bound them, and Go's stack
+// overflow is fatal to the process); pipeline goroutines; optionally the
+// process heap (Limits.MaxMemoryBytes). Each limit hit prints one line on
+// stderr and is listed in Result.LimitsHit.
+//
+// # Deliberate differences from bash
+//
+//   - No background jobs, coprocesses or process substitution (above).
+//   - No host programs: a path such as /bin/ls or ./script.sh does not
+//     run ("No such file or directory" 127, or "Permission denied" 126 for a
+//     workspace file; scripts by path come later).
+//   - `type ls` says "ls is /bin/ls" and `command -v ls` "/bin/ls", as
+//     `which` does, though no such file exists in the agent's view.
+//   - Builtins run by other commands (xargs echo, find -exec test) run in
+//     a fresh interpreter with the same confinement.
+//   - TMPDIR is unset.
 package runner

@@ -1,0 +1,163 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sandbox is a workspace and a scratch folder on disk.
+type sandbox struct {
+	t   *testing.T
+	ws  string
+	cwd string
+}
+
+func newSandbox(t *testing.T) *sandbox {
+	t.Helper()
+	return &sandbox{t: t, ws: t.TempDir(), cwd: "/workspace"}
+}
+
+// run runs script with the sandbox's workspace, a fresh /tmp and the
+// cwd the previous run left, as the server would.
+func (s *sandbox) run(script string, lim Limits) Result {
+	s.t.Helper()
+	res := Run(context.Background(), Config{Script: script, WorkspaceDir: s.ws, ScratchDir: s.t.TempDir(), Cwd: s.cwd, Limits: lim})
+	s.cwd = res.Cwd
+	return res
+}
+
+func (s *sandbox) write(name, content string) {
+	s.t.Helper()
+	p := filepath.Join(s.ws, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func TestRunBasics(t *testing.T) {
+	s := newSandbox(t)
+	s.write("a.txt", "one\ntwo\nthree\n")
+	cases := []struct {
+		script, stdout, stderrHas string
+		code                      int
+	}{
+		{"echo hi", "hi\n", "", 0},
+		{"sort -r a.txt | head -n 1", "two\n", "", 0},
+		{"cat < a.txt | wc -l", "3\n", "", 0},
+		{"x=1; echo ${x:-unset}", "1\n", "", 0},
+		{"echo ${x:-unset}", "unset\n", "", 0}, // variables do not persist
+		{"mkdir -p sub && cd sub && pwd", "/workspace/sub\n", "", 0},
+		{"pwd", "/workspace/sub\n", "", 0}, // the cwd does
+		{"cd /workspace; echo $PATH.", ".\n", "", 0},
+		{"nosuchcmd --x", "", "nosuchcmd: command not found", 127},
+		{"js-exec 'x'", "", "js-exec: not available yet", 127},
+		{"/bin/ls", "", "/bin/ls: No such file or directory", 127},
+		{"./a.txt", "", "Permission denied", 126},
+		{"exit 3", "", "", 3},
+		{"false", "", "", 1},
+		{"sleep 1 &", "", "1:1: background jobs (&) are not supported", StatusUsage},
+		{"coproc cat", "", "coprocesses (coproc) are not supported", StatusUsage},
+		{"cat <(echo)", "", "1:5: process substitution <(...) is not supported", StatusUsage},
+		{"tee >(cat)", "", "process substitution >(...) is not supported", StatusUsage},
+		{"echo 'x", "", "reached EOF without closing quote", StatusUsage},
+		{"type cd ls nosuch", "cd is a shell builtin\nls is /bin/ls\n", "type: nosuch: not found", 1},
+		{"f(){ :; }; command -v f jq echo", "f\n/bin/jq\necho\n", "", 0},
+		{"command -v nosuch", "", "", 1},
+		{"echo $TMPDIR.", ".\n", "", 0},
+		{"echo a > /dev/null; echo b >/dev/stderr", "", "b", 0},
+		{"echo x > /tmp/f; cat /tmp/f", "x\n", "", 0},
+		{"cat /tmp/f", "", "No such file", 1}, // scratch is per command
+		{"echo x > /etc/passwd", "", "/etc/passwd", 1},
+		{"cd /nonexistent", "", "no such file", 1},
+		{"test -e /etc/passwd && echo yes || echo no", "no\n", "", 0},
+		{"echo /e*", "/e*\n", "", 0},
+		{"echo /*", "/dev /tmp /workspace\n", "", 0},
+		{"echo *.txt", "a.txt\n", "", 0},
+		{"xargs echo < a.txt", "one two three\n", "", 0},
+		{"find . -name '*.txt' -exec cat {} \\; | wc -l", "3\n", "", 0},
+	}
+	for _, c := range cases {
+		res := s.run(c.script, Limits{})
+		if string(res.Stdout) != c.stdout || res.ExitCode != c.code || !strings.Contains(string(res.Stderr), c.stderrHas) {
+			t.Errorf("%q: got %q exit %d stderr %q; want %q exit %d stderr containing %q",
+				c.script, res.Stdout, res.ExitCode, res.Stderr, c.stdout, c.code, c.stderrHas)
+		}
+		if c.stderrHas == "" && len(res.Stderr) > 0 && !strings.Contains(c.script, "stderr") {
+			t.Errorf("%q: unexpected stderr %q", c.script, res.Stderr)
+		}
+	}
+}
+
+func TestRunMissingCwdFallsBack(t *testing.T) {
+	s := newSandbox(t)
+	s.cwd = "/workspace/gone"
+	res := s.run("pwd", Limits{})
+	if string(res.Stdout) != "/workspace\n" || res.Cwd != "/workspace" || !strings.Contains(string(res.Stderr), "no longer exists") {
+		t.Fatalf("got %q %q cwd %s", res.Stdout, res.Stderr, res.Cwd)
+	}
+}
+
+func TestRunWallTime(t *testing.T) {
+	s := newSandbox(t)
+	res := s.run("echo start; while :; do :; done", Limits{WallTime: 200 * time.Millisecond})
+	if res.ExitCode != StatusTimeout || string(res.Stdout) != "start\n" {
+		t.Fatalf("got exit %d stdout %q", res.ExitCode, res.Stdout)
+	}
+	want := "wsfs: time limit 200ms reached"
+	if !strings.Contains(string(res.Stderr), want+"\n") || len(res.LimitsHit) != 1 || res.LimitsHit[0] != want {
+		t.Fatalf("stderr %q limits %q", res.Stderr, res.LimitsHit)
+	}
+	if res := s.run("echo next", Limits{}); string(res.Stdout) != "next\n" {
+		t.Fatalf("next run: %q", res.Stdout)
+	}
+}
+
+func TestRunOutputTailAndLiveStream(t *testing.T) {
+	s := newSandbox(t)
+	var live bytes.Buffer
+	res := Run(context.Background(), Config{Script: "seq 1 100000", WorkspaceDir: s.ws, Stdout: &live, Limits: Limits{MaxOutputBytes: 1000}})
+	if res.ExitCode != 0 || !res.Truncated {
+		t.Fatalf("exit %d truncated %v", res.ExitCode, res.Truncated)
+	}
+	full := live.String()
+	if !strings.HasPrefix(full, "1\n2\n") || !strings.HasSuffix(full, "99999\n100000\n") {
+		t.Fatalf("live stream incomplete: %d bytes", len(full))
+	}
+	if len(res.Stdout) != 1000 || string(res.Stdout) != full[len(full)-1000:] {
+		t.Fatalf("tail: %d bytes %q", len(res.Stdout), res.Stdout[:20])
+	}
+}
+
+func TestTailRing(t *testing.T) {
+	for _, chunks := range [][]int{{3}, {5}, {7}, {2, 2, 2}, {4, 4, 4, 1}, {1, 9, 1}, {10}} {
+		tl := newTail(5, nil)
+		var all []byte
+		c := byte('a')
+		for _, n := range chunks {
+			p := bytes.Repeat([]byte{c}, n)
+			for i := range p {
+				p[i] = c
+				c++
+			}
+			if w, _ := tl.Write(p); w != n {
+				t.Fatalf("write returned %d, want %d", w, n)
+			}
+			all = append(all, p...)
+		}
+		want := all
+		if len(want) > 5 {
+			want = want[len(want)-5:]
+		}
+		if got := tl.bytes(); string(got) != string(want) || tl.truncated() != (len(all) > 5) {
+			t.Errorf("chunks %v: got %q want %q", chunks, got, want)
+		}
+	}
+}
