@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -753,10 +752,16 @@ func formatFloat(n float64, verb byte, fl string, width, prec int, spec func(byt
 	return fmt.Sprintf(spec(verb), n)
 }
 
-// sprintfNums formats one number with a CONVFMT/OFMT-style format.
-func sprintfNums(format string, n float64) string {
+// sprintfNums formats one number with a CONVFMT/OFMT-style format. A
+// format that wants more than one argument yields "" rather than failing
+// every conversion of the program.
+func sprintfNums(format string, n float64) (s string) {
 	in := &interp{convfmt: "%.6g"}
-	defer func() { _ = recover() }()
+	defer func() {
+		if recover() != nil {
+			s = ""
+		}
+	}()
 	return in.sprintf(format, []value{num(n)})
 }
 
@@ -866,5 +871,3 @@ func mktime(spec string) float64 {
 	t := time.Date(n[0], time.Month(n[1]), n[2], n[3], n[4], n[5], 0, time.Local)
 	return float64(t.Unix())
 }
-
-var _ = regexp.MustCompile

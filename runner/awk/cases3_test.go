@@ -53,6 +53,8 @@ var cornerCases = []diffCase{
 	{name: "asort asorti", args: p(`BEGIN{a["x"]=3; a["y"]=10; a["z"]="b"; a["w"]="a"; a["v"]=-1; n = asort(a, s); for (i=1;i<=n;i++) printf "%s ", s[i]; print n; n = asorti(a, t); for (i=1;i<=n;i++) printf "%s ", t[i]; print n; n = asort(a); print a[1], a[n], length(a)}`)},
 	{name: "asort fields", args: p(`{for (i=1;i<=NF;i++) v[i]=$i; n = asort(v); for (i=1;i<=n;i++) printf "%s ", v[i]; print ""}`), stdin: "10 9 b 100 a 2.5\n"},
 	{name: "cmd getline NR", args: p(`{r = ("echo a" | getline); print r, $0, NR, FNR; r = ("echo b c" | getline x); print r, x, NR}`), stdin: "\n"},
+	{name: "next in BEGIN", args: p(`BEGIN{next}`)},
+	{name: "nextfile in END", args: p(`END{nextfile}`)},
 	{name: "tolower utf8", args: p(`BEGIN{print tolower("ÀÉÎ"), toupper("straße")}`)},
 }
 

@@ -61,7 +61,7 @@ func Main(ctx context.Context, env *command.Env) (status int) {
 		io.WriteString(env.Stderr, strings.ReplaceAll(usage, "awk", name))
 		return 1
 	}
-	optArg := func(opt string) (string, bool) {
+	optArg := func() (string, bool) {
 		a := args[i]
 		if strings.HasPrefix(a, "--") {
 			if _, v, ok := strings.Cut(a, "="); ok {
@@ -88,13 +88,13 @@ func Main(ctx context.Context, env *command.Env) (status int) {
 		long := func(n string) bool { return a == n || strings.HasPrefix(a, n+"=") }
 		switch {
 		case strings.HasPrefix(a, "-F") && !strings.HasPrefix(a, "--"), long("--field-separator"):
-			v, ok := optArg("F")
+			v, ok := optArg()
 			if !ok {
 				return usageErr("option requires an argument -- F")
 			}
 			fs = &v
 		case strings.HasPrefix(a, "-v") && !strings.HasPrefix(a, "--"), long("--assign"):
-			v, ok := optArg("v")
+			v, ok := optArg()
 			if !ok {
 				return usageErr("option requires an argument -- v")
 			}
@@ -104,7 +104,7 @@ func Main(ctx context.Context, env *command.Env) (status int) {
 			}
 			assigns = append(assigns, v)
 		case strings.HasPrefix(a, "-f") && !strings.HasPrefix(a, "--"), long("--file"):
-			v, ok := optArg("f")
+			v, ok := optArg()
 			if !ok {
 				return usageErr("option requires an argument -- f")
 			}
@@ -116,7 +116,7 @@ func Main(ctx context.Context, env *command.Env) (status int) {
 			sources = append(sources, source{name: v, text: text})
 			haveProg = true
 		case strings.HasPrefix(a, "-e") && !strings.HasPrefix(a, "--"), long("--source"):
-			v, ok := optArg("e")
+			v, ok := optArg()
 			if !ok {
 				return usageErr("option requires an argument -- e")
 			}
@@ -287,14 +287,13 @@ func (in *interp) run(fs *string, assigns []string) (status int) {
 	}
 	in.input.inBegin = false
 	if !exiting && (len(in.prog.rules) > 0 || len(in.prog.ends) > 0) {
-		exiting = in.mainLoop()
+		in.mainLoop()
 	}
 	in.inEnd = true
-	if !exiting || !in.exitFromEnd() {
-		for _, b := range in.prog.ends {
-			if in.action(b) == ctrlExit {
-				break
-			}
+	// END runs after an exit in BEGIN or a rule too; an exit in END ends it.
+	for _, b := range in.prog.ends {
+		if in.action(b) == ctrlExit {
+			break
 		}
 	}
 	in.streams.closeAll(in)
@@ -304,9 +303,6 @@ func (in *interp) run(fs *string, assigns []string) (status int) {
 	}
 	return in.exitCode
 }
-
-// exitFromEnd is false: an exit in BEGIN or a rule still runs END.
-func (in *interp) exitFromEnd() bool { return false }
 
 // action runs a BEGIN/END body, turning a jump out of a function into its ctrl.
 func (in *interp) action(body []stmt) (c ctrl) {
@@ -322,12 +318,14 @@ func (in *interp) action(body []stmt) (c ctrl) {
 	return in.execBlock(body)
 }
 
-func (in *interp) mainLoop() (exiting bool) {
+// mainLoop runs the rules over every record until the input ends or a
+// rule exits.
+func (in *interp) mainLoop() {
 	rules := in.prog.rules
 	for {
 		rec, ok := in.nextMainRecord()
 		if !ok {
-			return false
+			return
 		}
 		in.setRecord(rec)
 		for _, r := range rules {
@@ -336,7 +334,7 @@ func (in *interp) mainLoop() (exiting bool) {
 				continue
 			}
 			if c == ctrlExit {
-				return true
+				return
 			}
 			if c == ctrlNextFile {
 				in.closeMainFile()

@@ -45,6 +45,7 @@ type parser struct {
 	tok       token
 	fn        *function // function being parsed, or nil
 	noGreater bool      // inside print arguments: ">" is a redirection
+	action    string    // "BEGIN" or "END" while parsing one
 	prog      *program
 	calls     []*callExpr
 	links     []argLink
@@ -158,13 +159,17 @@ func (p *parser) item() {
 		if p.tok.t != tLbrace {
 			p.fail(p.tok.pos, "BEGIN blocks must have an action part")
 		}
+		p.action = "BEGIN"
 		p.prog.begins = append(p.prog.begins, p.block())
+		p.action = ""
 	case tEnd:
 		p.next()
 		if p.tok.t != tLbrace {
 			p.fail(p.tok.pos, "END blocks must have an action part")
 		}
+		p.action = "END"
 		p.prog.ends = append(p.prog.ends, p.block())
+		p.action = ""
 	case tLbrace:
 		p.prog.rules = append(p.prog.rules, &rule{body: p.block(), hasBody: true})
 	default:
@@ -392,14 +397,15 @@ func (p *parser) simpleStmt() stmt {
 	switch p.tok.t {
 	case tPrint, tPrintf:
 		return p.printStmt()
-	case tNext:
-		if p.fn == nil && p.inBeginEnd() {
-			p.fail(p.tok.pos, "`next' used in BEGIN or END action")
+	case tNext, tNextfile:
+		if p.fn == nil && p.action != "" {
+			p.fail(p.tok.pos, "`%s' used in %s action", p.tok.text, p.action)
 		}
+		t := p.tok.t
 		p.next()
-		return &nextStmt{}
-	case tNextfile:
-		p.next()
+		if t == tNext {
+			return &nextStmt{}
+		}
 		return &nextfileStmt{}
 	case tExit:
 		p.next()
@@ -449,9 +455,6 @@ func (p *parser) simpleStmt() stmt {
 	}
 	return &exprStmt{e: p.expr()}
 }
-
-// inBeginEnd is a cheap approximation: next in BEGIN/END is rejected at run time too.
-func (p *parser) inBeginEnd() bool { return false }
 
 func (p *parser) endOfSimple() bool {
 	switch p.tok.t {
@@ -661,9 +664,6 @@ func (p *parser) startsConcatOperand() bool {
 func (p *parser) concat() expr {
 	l := p.additive()
 	for p.startsConcatOperand() {
-		if p.tok.t == tGetline {
-			break
-		}
 		l = &binaryExpr{op: tEOF, l: l, r: p.additive()}
 	}
 	return l
