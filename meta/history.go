@@ -154,6 +154,7 @@ func (db *DB) OpenFile(ctx context.Context, ref Ref, p string) (io.ReadCloser, E
 func (db *DB) resolve(ctx context.Context, root objects.Digest, p string) (Entry, error) {
 	parts := splitPath(p)
 	dir := ""
+	hops := 0
 	for i := 0; i < len(parts); i++ {
 		cur := joinPath(dir, parts[i])
 		e, err := db.LookupTree(ctx, root, cur)
@@ -168,10 +169,10 @@ func (db *DB) resolve(ctx context.Context, root objects.Digest, p string) (Entry
 			if !ok {
 				return Entry{}, fmt.Errorf("meta: %s: %w: symlink to %s points outside the workspace", cur, ErrInvalid, e.Target)
 			}
-			rest := append(splitPath(next), parts[i+1:]...)
-			if len(rest) > 4096 {
+			if hops++; hops > 40 {
 				return Entry{}, fmt.Errorf("meta: %s: %w: too many levels of symbolic links", p, ErrInvalid)
 			}
+			rest := append(splitPath(next), parts[i+1:]...)
 			parts, dir, i = rest, "", -1
 			continue
 		}

@@ -238,6 +238,13 @@ func TestWriteFile(t *testing.T) {
 	if _, _, err := db.OpenFile(ctx, Ref{Workspace: w.Name}, "out"); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("link outside: %v", err)
 	}
+	// Loops end with an error.
+	mustCommit(t, db, w.Name, 5, Symlink("loop", "loop", t0), Symlink("p", "q/x", t0), Symlink("q", "p", t0))
+	for _, p := range []string{"loop", "loop/x", "p", "q/y"} {
+		if _, _, err := db.OpenFile(ctx, Ref{Workspace: w.Name}, p); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "too many levels") {
+			t.Fatalf("OpenFile(%s) on a loop: %v", p, err)
+		}
+	}
 }
 
 func TestExportImportRoundTrip(t *testing.T) {
