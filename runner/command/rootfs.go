@@ -240,6 +240,33 @@ func (r *RootFS) resolve(op, name string, followLast bool) (location, error) {
 	return loc, nil
 }
 
+// direct returns the mount and the path inside it when name can be
+// handed to os.Root as is: it lies below a mount top, with no ".." and no
+// trailing slash. os.Root follows the relative symlinks that stay inside
+// the mount exactly as the agent's namespace does and refuses every other
+// link, so a success is the right answer; on any error the caller falls
+// back to resolve, which walks the namespace component by component. This
+// keeps the common case at one os.Root call instead of one per component.
+func (r *RootFS) direct(name string) (*os.Root, string, bool) {
+	if name == "" || strings.HasSuffix(name, "/") {
+		return nil, "", false
+	}
+	raw := name
+	if !path.IsAbs(raw) {
+		raw = r.dir + "/" + raw
+	}
+	for _, c := range strings.Split(raw, "/") {
+		if c == ".." {
+			return nil, "", false
+		}
+	}
+	loc := r.locate(path.Clean(raw))
+	if loc.kind != kindMounted {
+		return nil, "", false
+	}
+	return loc.root, loc.rel, true
+}
+
 // splitPath splits a slash path into its components, dropping empty ones
 // and ".".
 func splitPath(p string) []string {
@@ -288,6 +315,11 @@ func (r *RootFS) Open(name string) (File, error) { return r.OpenFile(name, os.O_
 
 // OpenFile implements FS.
 func (r *RootFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
+	if root, rel, ok := r.direct(name); ok {
+		if f, err := root.OpenFile(rel, flag, perm); err == nil {
+			return &mountFile{File: f, name: r.Abs(name)}, nil
+		}
+	}
 	follow := flag&syscall.O_NOFOLLOW == 0
 	loc, err := r.resolve("open", name, follow)
 	if err != nil {
@@ -363,6 +395,18 @@ func (r *RootFS) syntheticEntries(dir string) []fs.DirEntry {
 }
 
 func (r *RootFS) stat(op, name string, follow bool) (fs.FileInfo, error) {
+	if root, rel, ok := r.direct(name); ok {
+		var fi fs.FileInfo
+		var err error
+		if follow {
+			fi, err = root.Stat(rel)
+		} else {
+			fi, err = root.Lstat(rel)
+		}
+		if err == nil {
+			return fi, nil
+		}
+	}
 	loc, err := r.resolve(op, name, follow)
 	if err != nil {
 		return nil, err

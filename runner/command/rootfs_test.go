@@ -421,3 +421,22 @@ func TestNewRootFSRejectsBadMounts(t *testing.T) {
 		t.Error("a missing host folder was accepted")
 	}
 }
+
+// BenchmarkRootFSStatDeep stats a file five folders down: one os.Root
+// call on the direct path, one per component when links need resolving.
+func BenchmarkRootFSStatDeep(b *testing.B) {
+	s := commandtest.New(b)
+	s.WriteFiles(b, map[string]string{"a/b/c/d/e/f.txt": "x"})
+	if err := os.Symlink("/workspace/a/b/c/d/e", filepath.Join(s.Workspace, "abs")); err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"a/b/c/d/e/f.txt", "abs/f.txt"} {
+		b.Run(strings.ReplaceAll(name, "/", "_"), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := s.FS.Stat(name); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
