@@ -47,6 +47,24 @@
 // revisions from the database. GC later reclaims what no retained revision
 // reaches.
 //
+// # For a mount (fusefs) and the server (api)
+//
+//   - Start from Get(ws): HeadRoot, HeadCwd, Usage and Quotas in one read;
+//     ReadTree lists a directory (cached, verified), LookupTree finds a
+//     path, Store().Open reads a file's blob by range.
+//   - Enforce quotas live with Quotas.CheckPath and the Usage totals; a
+//     *QuotaError's Kind maps to an errno (NameTooLong: ENAMETOOLONG,
+//     QuotaFileBytes: EFBIG, the others: EDQUOT). Commit enforces the same
+//     limits again, so every write path holds them.
+//   - Upload spooled files with Store().Put while holding their digests
+//     (Hold) and commit the dirty paths as Ops with a nil Source on the
+//     base the mount started from; ErrStale means someone else committed
+//     (an admin restore, say): re-read and retry. Or build trees with
+//     WriteTree (FileEntry, DirEntry, SymlinkEntry) and CommitTree the root.
+//   - Subscribe reports every change this DB makes (commit, restore,
+//     settings, delete) with the new Workspace record, so the mount can
+//     drop its view of a workspace after a restore or a quota change.
+//
 // # Object store layout
 //
 // The object store (objects.Store) knows only digests: every object is a
