@@ -55,6 +55,7 @@ var cornerCases = []diffCase{
 	{name: "cmd getline NR", args: p(`{r = ("echo a" | getline); print r, $0, NR, FNR; r = ("echo b c" | getline x); print r, x, NR}`), stdin: "\n"},
 	{name: "next in BEGIN", args: p(`BEGIN{next}`)},
 	{name: "nextfile in END", args: p(`END{nextfile}`)},
+	{name: "close special files", args: p(`BEGIN{print "x" > "-"; print "y" > "/dev/stdout"; print close("-"), close("/dev/stdout"), close("/dev/stderr")}`)},
 	{name: "tolower utf8", args: p(`BEGIN{print tolower("ÀÉÎ"), toupper("straße")}`)},
 }
 

@@ -370,14 +370,15 @@ type inStream struct {
 }
 
 type streams struct {
-	outs  map[string]*outStream
-	ins   map[string]*inStream
-	order []string
-	errW  *bufio.Writer
+	special map[string]bool // "/dev/stdout", "/dev/stderr", "-" once printed to
+	outs    map[string]*outStream
+	ins     map[string]*inStream
+	order   []string
+	errW    *bufio.Writer
 }
 
 func newStreams() *streams {
-	return &streams{outs: map[string]*outStream{}, ins: map[string]*inStream{}}
+	return &streams{special: map[string]bool{}, outs: map[string]*outStream{}, ins: map[string]*inStream{}}
 }
 
 func (s *streams) unbuffered(w *bufio.Writer) bool { return w == s.errW }
@@ -388,8 +389,10 @@ func (s *streams) output(in *interp, redir tok, name string) *bufio.Writer {
 	}
 	switch name {
 	case "/dev/stdout", "-":
+		s.special[name] = true
 		return in.out
 	case "/dev/stderr":
+		s.special[name] = true
 		if s.errW == nil {
 			s.errW = bufio.NewWriter(in.env.Stderr)
 		}
@@ -423,6 +426,11 @@ func (s *streams) output(in *interp, redir tok, name string) *bufio.Writer {
 
 // close closes one stream by name and returns what awk's close() returns.
 func (s *streams) close(in *interp, name string) int {
+	if s.special[name] {
+		delete(s.special, name)
+		s.flushAll(in)
+		return 0
+	}
 	if o, ok := s.outs[name]; ok {
 		delete(s.outs, name)
 		return in.closeOut(o)
