@@ -202,6 +202,7 @@ var handCases = []sedCase{
 }
 
 func TestGNUHandCases(t *testing.T) {
+	t.Parallel()
 	sedPath := gnuSed(t)
 	pass, sameStderr := 0, 0
 	gnuResults := runGNUAll(t, sedPath, handCases)

@@ -180,8 +180,9 @@ func byteStepping(t *testing.T, sedPath string, c sedCase) bool {
 // with GNU sed. Scripts that make GNU sed loop (D with G, for example)
 // are skipped.
 func TestGNUGeneratedCorpus(t *testing.T) {
+	t.Parallel()
 	sedPath := gnuSed(t)
-	n := 800
+	n := 500
 	if testing.Short() {
 		n = 200
 	}

@@ -102,7 +102,7 @@ type machine struct {
 	lastRx         *regex
 	appends        []appendItem
 	caps           []int
-	rfiles         map[string]*bufio.Reader
+	rfiles         map[string]*rfile
 	steps          int
 	stopped        bool
 	stopFn         func() bool
@@ -244,28 +244,6 @@ func (m *machine) readWhole(name string) ([]byte, bool) {
 	return data, true
 }
 
-func (m *machine) readLineFrom(name string) ([]byte, bool) {
-	r, ok := m.rfiles[name]
-	if !ok {
-		if name == "/dev/stdin" || name == "-" {
-			r = bufio.NewReader(m.stdin)
-		} else if f, err := m.env.FS.Open(name); err == nil {
-			r = bufio.NewReader(f)
-			// Closed when the command ends, with the other files.
-			m.opts.closers = append(m.opts.closers, f)
-		}
-		m.rfiles[name] = r
-	}
-	if r == nil {
-		return nil, false
-	}
-	line, err := r.ReadBytes(m.opts.sep)
-	if len(line) == 0 || err != nil && err != io.EOF {
-		return nil, false
-	}
-	return line, true
-}
-
 func (m *machine) matchAddr(a *address) (bool, error) {
 	switch a.kind {
 	case addrLine:
@@ -279,6 +257,8 @@ func (m *machine) matchAddr(a *address) (bool, error) {
 		return m.in.lineNo >= a.n && (m.in.lineNo-a.n)%a.step == 0, nil
 	case addrZero:
 		return false, nil
+	case addrAlways:
+		return true, nil
 	case addrRegex:
 		rx := a.rx
 		if rx == nil {
@@ -385,8 +365,12 @@ func (m *machine) resetForFile() {
 			c.state = rangeActive
 		}
 	}
-	for name := range m.rfiles {
-		delete(m.rfiles, name)
+	for _, rf := range m.rfiles {
+		if rf.f != nil {
+			if _, err := rf.f.Seek(0, io.SeekStart); err == nil {
+				rf.r.Reset(rf.f)
+			}
+		}
 	}
 }
 
@@ -551,8 +535,10 @@ func (m *machine) exec() (restart bool, err error) {
 			}
 			m.appends = append(m.appends, appendItem{fname: c.fname})
 		case 'R':
-			if line, ok := m.readLineFrom(c.fname); ok {
-				m.appends = append(m.appends, appendItem{text: line})
+			if c.rf.r != nil {
+				if line, err := c.rf.r.ReadBytes(sep); len(line) > 0 && (err == nil || err == io.EOF) {
+					m.appends = append(m.appends, appendItem{text: line})
+				}
 			}
 		case 's':
 			if err := m.substitute(c.subst); err != nil {

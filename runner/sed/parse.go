@@ -1,9 +1,12 @@
 package sed
 
 import (
+	"bufio"
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/wsfs/wsfs/runner/command"
 )
 
 type addrKind uint8
@@ -17,13 +20,14 @@ const (
 )
 
 const (
-	addrLine  addrKind = iota + 1 // N
-	addrLast                      // $
-	addrRegex                     // /re/
-	addrStep                      // first~step
-	addrZero                      // 0 (only as 0,/re/)
-	addrPlus                      // addr1,+N
-	addrMult                      // addr1,~N
+	addrLine   addrKind = iota + 1 // N
+	addrLast                       // $
+	addrRegex                      // /re/
+	addrStep                       // first~step
+	addrZero                       // 0 (only as 0,/re/)
+	addrPlus                       // addr1,+N
+	addrMult                       // addr1,~N
+	addrAlways                     // +0 or ~0 as a first address
 )
 
 type address struct {
@@ -52,6 +56,13 @@ type cmd struct {
 	subst  *subst
 	ymap   map[rune]rune
 	ybytes *[256]byte // y over ASCII only
+	rf     *rfile     // R
+}
+
+// rfile is a file read line by line by R commands.
+type rfile struct {
+	f command.File // nil for standard input or a file that cannot be read
+	r *bufio.Reader
 }
 
 type subst struct {
@@ -116,9 +127,12 @@ type parser struct {
 	blockAt []string // where each open { is, for "unmatched `{'"
 	outputs map[string]*output
 	openOut func(name string) (*output, error)
+	openIn  func(name string) *rfile
 
 	// text of an a, i or c command continued in the next chunk
 	pendingText *cmd
+	refused     bool // the script has e or s///e
+	rfiles      map[string]*rfile
 }
 
 const eof = -1
@@ -203,7 +217,15 @@ func (p *parser) compile() error {
 	if len(p.blocks) > 0 {
 		return &scriptError{where: p.blockAt[len(p.blockAt)-1], msg: "unmatched `{'"}
 	}
-	return p.resolveLabels()
+	if err := p.resolveLabels(); err != nil {
+		return err
+	}
+	if p.refused {
+		// Reported once the script has compiled, so that errors GNU finds
+		// first (a missing label, an unmatched brace) come first here too.
+		return &scriptError{msg: refusedExec}
+	}
+	return nil
 }
 
 func (p *parser) whereZero() string {
@@ -260,7 +282,11 @@ func (p *parser) compileChunk() error {
 			return err
 		}
 		if a1 != nil && (a1.kind == addrPlus || a1.kind == addrMult) {
-			return p.errf("invalid usage of +N or ~N as first address")
+			if a1.n != 0 {
+				return p.errf("invalid usage of +N or ~N as first address")
+			}
+			// GNU reads +0 or ~0 as an address that matches every line.
+			a1.kind = addrAlways
 		}
 		if a1 != nil {
 			cm.a1 = a1
@@ -297,14 +323,11 @@ func (p *parser) compileChunk() error {
 		if c == '!' {
 			cm.neg = true
 			c = p.inNonblank()
-			for isSpace(c) {
-				c = p.inchar()
-			}
 			if c == '!' {
 				return p.errf("multiple `!'s")
 			}
 		}
-		if c == eof || c == '\n' {
+		if c == eof {
 			return p.errf("missing command")
 		}
 		cm.name = byte(c)
@@ -338,7 +361,7 @@ func (p *parser) address(second bool) (*address, error) {
 		if c == '\\' {
 			c = p.inchar()
 			if c == eof || c == '\n' {
-				return nil, p.errf("unexpected `,'")
+				return nil, p.errf("unterminated address regex")
 			}
 		}
 		re, ok := p.matchSlash(byte(c), true)
@@ -373,7 +396,7 @@ func (p *parser) address(second bool) (*address, error) {
 	case c >= '0' && c <= '9':
 		n := p.readNumber(c)
 		c2 := p.inNonblank()
-		if c2 == '~' && !second {
+		if c2 == '~' {
 			d := p.inNonblank()
 			step := 0
 			if d >= '0' && d <= '9' {
@@ -445,36 +468,62 @@ func (p *parser) matchSlash(delim byte, isRegex bool) (string, bool) {
 			continue
 		}
 		if c == '[' && isRegex {
-			// Copy a bracket expression whole.
 			b.WriteByte('[')
-			start := p.pos
-			i := start
-			if i < len(p.s) && p.s[i] == '^' {
-				i++
-			}
-			if i < len(p.s) && p.s[i] == ']' {
-				i++
-			}
-			for i < len(p.s) && p.s[i] != ']' && p.s[i] != '\n' {
-				if p.s[i] == '[' && i+1 < len(p.s) && strings.IndexByte(":.=", p.s[i+1]) >= 0 {
-					if end := strings.Index(p.s[i+2:], string(p.s[i+1])+"]"); end >= 0 && !strings.Contains(p.s[i+2:i+2+end], "\n") {
-						i += 2 + end + 2
-						continue
-					}
-				}
-				i++
-			}
-			if i >= len(p.s) || p.s[i] == '\n' {
-				// Unterminated bracket: GNU reads on to the end.
-				p.pos = len(p.s)
+			if !p.snarfBracket(&b) {
 				return "", false
 			}
-			seg := p.s[start : i+1]
-			b.WriteString(strings.ReplaceAll(seg, `\n`, "\n"))
-			p.pos = i + 1
 			continue
 		}
 		b.WriteByte(byte(c))
+	}
+}
+
+// snarfBracket copies a bracket expression up to its closing ] the way
+// GNU's snarf_char_class does (a [: only ends at :], a newline or the end
+// of the script leaves it unterminated).
+func (p *parser) snarfBracket(b *strings.Builder) bool {
+	c := p.inchar()
+	if c == '^' {
+		b.WriteByte('^')
+		c = p.inchar()
+	}
+	if c == ']' {
+		b.WriteByte(']')
+		c = p.inchar()
+	}
+	state, delim := 0, 0
+	for {
+		switch c {
+		case eof, '\n':
+			if c == '\n' {
+				p.savchar(c)
+			}
+			return false
+		case '.', ':', '=':
+			if state == 1 {
+				delim, state = c, 2
+				goto next
+			} else if state == 2 && c == delim {
+				state = 3
+				goto next
+			}
+		case '[':
+			if state == 0 {
+				state = 1
+			}
+			goto next
+		case ']':
+			if state == 0 || state == 1 {
+				b.WriteByte(']')
+				return true
+			} else if state == 3 {
+				state = 0
+			}
+		}
+		state &^= 1
+	next:
+		b.WriteByte(byte(c))
+		c = p.inchar()
 	}
 }
 
@@ -622,6 +671,13 @@ func (p *parser) command(cm *cmd) error {
 		if cm.fname == "" {
 			return p.errf("missing filename in r/R/w/W commands")
 		}
+		if cm.name == 'R' {
+			// GNU opens R files once, when the script compiles.
+			if p.rfiles[cm.fname] == nil {
+				p.rfiles[cm.fname] = p.openIn(cm.fname)
+			}
+			cm.rf = p.rfiles[cm.fname]
+		}
 		if cm.name == 'w' || cm.name == 'W' {
 			o, err := p.output(cm.fname)
 			if err != nil {
@@ -638,9 +694,22 @@ func (p *parser) command(cm *cmd) error {
 			return err
 		}
 	case 'e':
-		return &scriptError{msg: refusedExec}
+		// Read like GNU (a command line to the end of the line, or none)
+		// and refuse once the whole script has compiled.
+		p.refused = true
+		c := p.inNonblank()
+		if c == eof || c == '\n' {
+			return nil
+		}
+		if c == '\\' {
+			c = p.inchar()
+		} else {
+			p.savchar(c)
+			c = '\n'
+		}
+		return p.readText(&cmd{}, c, false)
 	default:
-		return p.errf("unknown command: `%c'", cm.name)
+		return p.errf("unknown command: `%s'", string([]byte{cm.name}))
 	}
 	p.cmds = append(p.cmds, cm)
 	return nil
@@ -713,7 +782,7 @@ func unescapeText(b []byte) []byte {
 
 func (p *parser) substitute(cm *cmd) error {
 	delim := p.inchar()
-	if delim == eof || delim == '\n' || delim == '\\' {
+	if delim == eof || delim == '\n' {
 		return p.errf("unterminated `s' command")
 	}
 	re, ok := p.matchSlash(byte(delim), true)
@@ -735,7 +804,7 @@ flags:
 		case c == 'm' || c == 'M':
 			s.mline = true
 		case c == 'e':
-			return &scriptError{msg: refusedExec}
+			p.refused = true
 		case c == 'p':
 			if s.print > 0 {
 				return p.errf("multiple `p' options to `s' command")
@@ -847,7 +916,7 @@ func parseReplacement(r string) ([]replPart, int) {
 
 func (p *parser) translate(cm *cmd) error {
 	delim := p.inchar()
-	if delim == eof || delim == '\n' || delim == '\\' {
+	if delim == eof || delim == '\n' {
 		return p.errf("unterminated `y' command")
 	}
 	src, ok := p.matchSlash(byte(delim), false)
@@ -890,11 +959,11 @@ func (p *parser) translate(cm *cmd) error {
 	if !ok1 || !ok2 {
 		return p.errf("unknown option to `s'")
 	}
-	if err := p.readEndOfCmd(); err != nil {
-		return err
-	}
 	if len(from) != len(to) {
 		return p.errf("strings for `y' command are different lengths")
+	}
+	if err := p.readEndOfCmd(); err != nil {
+		return err
 	}
 	ascii := true
 	for i := range from {

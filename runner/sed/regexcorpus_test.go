@@ -92,8 +92,9 @@ func (g *regexGen) text() string {
 // TestGNURegexCorpus compares random regular expressions: where they
 // match, what the groups hold, and the syntax errors.
 func TestGNURegexCorpus(t *testing.T) {
+	t.Parallel()
 	sedPath := gnuSed(t)
-	n := 500
+	n := 400
 	if testing.Short() {
 		n = 150
 	}

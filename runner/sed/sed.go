@@ -314,6 +314,18 @@ func Run(ctx context.Context, env *command.Env) int {
 		opts.closers = append(opts.closers, f)
 		return &output{name: name, w: bufio.NewWriter(f), file: f, flush: opts.unbuf}, nil
 	}
+	p.rfiles = map[string]*rfile{}
+	p.openIn = func(name string) *rfile {
+		if name == "/dev/stdin" || name == "-" {
+			return &rfile{r: bufio.NewReader(env.Stdin)}
+		}
+		f, err := env.FS.Open(name)
+		if err != nil {
+			return &rfile{}
+		}
+		opts.closers = append(opts.closers, f)
+		return &rfile{f: f, r: bufio.NewReader(f)}
+	}
 	if err := p.compile(); err != nil {
 		env.Errorf("%s", err.Error())
 		var ie *ioError
@@ -336,7 +348,7 @@ func Run(ctx context.Context, env *command.Env) int {
 
 	m := &machine{
 		ctx: ctx, done: ctx.Done(), env: env, cmds: p.cmds, opts: opts,
-		out: stdout, std: stdout, stdin: env.Stdin, rfiles: map[string]*bufio.Reader{},
+		out: stdout, std: stdout, stdin: env.Stdin, rfiles: p.rfiles,
 		holdChomped: true,
 	}
 	m.stopFn = m.stop
