@@ -338,8 +338,8 @@ func TestRestoreAndDiff(t *testing.T) {
 }
 
 // TestUnifiedDiffMatchesGNU compares UnifiedDiff with GNU diff -u on
-// random texts: the hunks must apply (patch) and, where GNU's output is the
-// same size, be equal line for line.
+// random texts: our hunks must turn a into b (applied by applyUnified) and
+// change as few lines as GNU's (both are minimal).
 func TestUnifiedDiffMatchesGNU(t *testing.T) {
 	diffBin, err := exec.LookPath("diff")
 	if err != nil {
@@ -348,7 +348,6 @@ func TestUnifiedDiffMatchesGNU(t *testing.T) {
 		}
 		t.Skip("GNU diff is missing")
 	}
-	patchBin, _ := exec.LookPath("patch")
 	dir := t.TempDir()
 	rapid.Check(t, func(rt *rapid.T) {
 		lines := rapid.SliceOfN(rapid.SampledFrom([]string{"a\n", "b\n", "c\n", "d\n", "e"}), 0, 30)
@@ -358,31 +357,83 @@ func TestUnifiedDiffMatchesGNU(t *testing.T) {
 		fa, fb := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 		os.WriteFile(fa, []byte(a), 0o644)
 		os.WriteFile(fb, []byte(b), 0o644)
-		cmd := exec.Command(diffBin, "-u", "--label", "a", "--label", "b", fa, fb)
-		gnu, _ := cmd.Output()
+		gnu, _ := exec.Command(diffBin, "-u", "--label", "a", "--label", "b", fa, fb).Output()
 		if (got == "") != (len(gnu) == 0) {
 			rt.Fatalf("ours %q, GNU %q", got, gnu)
 		}
-		if got == "" || patchBin == "" {
+		if got == "" {
 			return
 		}
-		// Our diff must turn a into b.
-		pf := filepath.Join(dir, "p")
-		os.WriteFile(pf, []byte(got), 0o644)
-		tgt := filepath.Join(dir, "t")
-		os.WriteFile(tgt, []byte(a), 0o644)
-		if out, err := exec.Command(patchBin, "-s", "-o", filepath.Join(dir, "out"), tgt, pf).CombinedOutput(); err != nil {
-			rt.Fatalf("patch: %v %s\n%s", err, out, got)
+		res, err := applyUnified(a, got)
+		if err != nil || res != b {
+			rt.Fatalf("applying our diff gives %q, %v; want %q\n%s", res, err, b, got)
 		}
-		res, _ := os.ReadFile(filepath.Join(dir, "out"))
-		if string(res) != b {
-			rt.Fatalf("patched %q, want %q\n%s", res, b, got)
-		}
-		// Both minimal: the same number of changed lines.
 		if count(got) != count(string(gnu)) {
 			rt.Fatalf("ours changes %d lines, GNU %d\nours:\n%s\nGNU:\n%s", count(got), count(string(gnu)), got, gnu)
 		}
 	})
+}
+
+// applyUnified applies a unified diff to a, checking every context and
+// removed line, as patch would without fuzz.
+func applyUnified(a, u string) (string, error) {
+	src := splitLines(a)
+	var out []string
+	pos := 0
+	lines := strings.SplitAfter(u, "\n")
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if !strings.HasPrefix(l, "@@ ") {
+			continue
+		}
+		var as, ac, bs, bc int
+		if _, err := fmt.Sscanf(hunkNorm(l), "@@ -%d,%d +%d,%d @@", &as, &ac, &bs, &bc); err != nil {
+			return "", fmt.Errorf("bad hunk header %q: %v", l, err)
+		}
+		start := as - 1
+		if ac == 0 {
+			start = as
+		}
+		if start < pos || start > len(src) {
+			return "", fmt.Errorf("hunk %q out of order", l)
+		}
+		out = append(out, src[pos:start]...)
+		pos = start
+		for i+1 < len(lines) && lines[i+1] != "" && !strings.HasPrefix(lines[i+1], "@@ ") {
+			i++
+			body := lines[i]
+			text := body[1:]
+			if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "\\ No newline") {
+				text = strings.TrimSuffix(text, "\n")
+				i++
+			}
+			switch body[0] {
+			case ' ', '-':
+				if pos >= len(src) || src[pos] != text {
+					return "", fmt.Errorf("line %d: want %q, have %q", pos+1, text, src[min(pos, len(src)-1)])
+				}
+				if body[0] == ' ' {
+					out = append(out, text)
+				}
+				pos++
+			case '+':
+				out = append(out, text)
+			}
+		}
+	}
+	out = append(out, src[pos:]...)
+	return strings.Join(out, ""), nil
+}
+
+// hunkNorm writes "@@ -3 +3 @@" as "@@ -3,1 +3,1 @@".
+func hunkNorm(h string) string {
+	f := strings.Fields(h)
+	for i := 1; i <= 2 && i < len(f); i++ {
+		if !strings.Contains(f[i], ",") {
+			f[i] += ",1"
+		}
+	}
+	return strings.Join(f, " ")
 }
 
 func count(u string) int {
@@ -398,13 +449,6 @@ func count(u string) int {
 // TestUnifiedDiffLargeFallsBack: past the edit budget the diff is no
 // longer minimal but still turns a into b.
 func TestUnifiedDiffLargeFallsBack(t *testing.T) {
-	patchBin, err := exec.LookPath("patch")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("patch is missing")
-		}
-		t.Skip("patch is missing")
-	}
 	var a, b strings.Builder
 	for i := 0; i < 3000; i++ {
 		fmt.Fprintf(&a, "a line %d\n", i)
@@ -415,13 +459,8 @@ func TestUnifiedDiffLargeFallsBack(t *testing.T) {
 		}
 	}
 	u := UnifiedDiff("a", "b", a.String(), b.String(), 3)
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a"), []byte(a.String()), 0o644)
-	os.WriteFile(filepath.Join(dir, "p"), []byte(u), 0o644)
-	if out, err := exec.Command(patchBin, "-s", "-o", filepath.Join(dir, "out"), filepath.Join(dir, "a"), filepath.Join(dir, "p")).CombinedOutput(); err != nil {
-		t.Fatalf("patch: %v %s", err, out)
-	}
-	if got, _ := os.ReadFile(filepath.Join(dir, "out")); string(got) != b.String() {
-		t.Fatal("the fallback diff does not turn a into b")
+	got, err := applyUnified(a.String(), u)
+	if err != nil || got != b.String() {
+		t.Fatalf("the fallback diff does not turn a into b: %v", err)
 	}
 }
