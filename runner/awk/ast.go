@@ -9,6 +9,12 @@ type expr interface{}
 
 type stmt interface{}
 
+// at is where a statement starts in the program text, for run-time error
+// messages.
+type at struct{ pos int }
+
+func (a *at) setPos(p int) { a.pos = p }
+
 type scope uint8
 
 const (
@@ -107,31 +113,46 @@ const (
 
 type (
 	printStmt struct {
+		at
+
 		printf bool
 		args   []expr
 		redir  tok // 0, tGreater, tAppend, tPipe
 		dest   expr
 	}
-	exprStmt struct{ e expr }
-	ifStmt   struct {
+	exprStmt struct {
+		at
+		e expr
+	}
+	ifStmt struct {
+		at
+
 		cond      expr
 		then, els []stmt
 	}
 	whileStmt struct {
+		at
+
 		cond expr
 		body []stmt
 	}
 	doStmt struct {
+		at
+
 		body []stmt
 		cond expr
 	}
 	forStmt struct {
+		at
+
 		init stmt
 		cond expr
 		post stmt
 		body []stmt
 	}
 	forInStmt struct {
+		at
+
 		v    expr // varExpr (or indexExpr / fieldExpr in gawk)
 		arr  *variable
 		body []stmt
@@ -139,11 +160,19 @@ type (
 	blockStmt    struct{ body []stmt }
 	nextStmt     struct{}
 	nextfileStmt struct{}
-	exitStmt     struct{ code expr }
-	returnStmt   struct{ e expr }
+	exitStmt     struct {
+		at
+		code expr
+	}
+	returnStmt struct {
+		at
+		e expr
+	}
 	breakStmt    struct{}
 	continueStmt struct{}
 	deleteStmt   struct {
+		at
+
 		arr  *variable
 		keys []expr // nil: the whole array
 	}

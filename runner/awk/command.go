@@ -162,6 +162,10 @@ func Main(ctx context.Context, env *command.Env) (status int) {
 		fmt.Fprintf(env.Stderr, "%s: %s:%d: warning: %s\n", name, src.name, lineNo, w.msg)
 	}
 	in := newInterp(ctx, env, name, prog, operands)
+	in.srcLine = func(pos int) string {
+		src, lineNo, _, _ := locate(sources, pos)
+		return fmt.Sprintf("%s:%d", src.name, lineNo)
+	}
 	return in.run(fs, assigns)
 }
 
@@ -265,7 +269,11 @@ func (in *interp) run(fs *string, assigns []string) (status int) {
 				// gawk names the input position of a run-time error.
 				where = fmt.Sprintf("(FILENAME=%s FNR=%s) ", in.toStr(in.filename), numToStr(in.fnr, "%.6g"))
 			}
-			fmt.Fprintf(in.env.Stderr, "%s: %sfatal: %s\n", in.name, where, f.msg)
+			line := ""
+			if in.srcLine != nil {
+				line = in.srcLine(in.pos) + ": "
+			}
+			fmt.Fprintf(in.env.Stderr, "%s: %s%sfatal: %s\n", in.name, line, where, f.msg)
 			status = 2
 		}
 	}()

@@ -80,6 +80,8 @@ type interp struct {
 	exitCode   int
 	ticks      uint32
 	inEnd      bool
+	pos        int                  // where the running statement starts in the program text
+	srcLine    func(pos int) string // "cmd. line:3" for a position
 	warnedUTF8 bool
 }
 
@@ -395,16 +397,20 @@ func (in *interp) execBlock(body []stmt) ctrl {
 func (in *interp) exec(s stmt) ctrl {
 	switch s := s.(type) {
 	case *exprStmt:
+		in.pos = s.pos
 		in.eval(s.e)
 	case *printStmt:
+		in.pos = s.pos
 		in.print(s)
 	case *ifStmt:
+		in.pos = s.pos
 		if in.eval(s.cond).toBool() {
 			return in.execBlock(s.then)
 		} else if s.els != nil {
 			return in.execBlock(s.els)
 		}
 	case *whileStmt:
+		in.pos = s.pos
 		for in.eval(s.cond).toBool() {
 			in.tick()
 			switch c := in.execBlock(s.body); c {
@@ -416,6 +422,7 @@ func (in *interp) exec(s stmt) ctrl {
 			}
 		}
 	case *doStmt:
+		in.pos = s.pos
 		for {
 			in.tick()
 			switch c := in.execBlock(s.body); c {
@@ -430,6 +437,7 @@ func (in *interp) exec(s stmt) ctrl {
 			}
 		}
 	case *forStmt:
+		in.pos = s.pos
 		if s.init != nil {
 			in.exec(s.init)
 		}
@@ -447,6 +455,7 @@ func (in *interp) exec(s stmt) ctrl {
 			}
 		}
 	case *forInStmt:
+		in.pos = s.pos
 		arr := in.array(s.arr)
 		keys := make([]string, 0, len(arr))
 		for k := range arr {
@@ -480,11 +489,13 @@ func (in *interp) exec(s stmt) ctrl {
 		}
 		return ctrlNextFile
 	case *exitStmt:
+		in.pos = s.pos
 		if s.code != nil {
 			in.exitCode = int(in.eval(s.code).toNum()) & 0xff
 		}
 		return ctrlExit
 	case *returnStmt:
+		in.pos = s.pos
 		if s.e != nil {
 			in.retVal = in.eval(s.e)
 		} else {
@@ -496,6 +507,7 @@ func (in *interp) exec(s stmt) ctrl {
 	case *continueStmt:
 		return ctrlContinue
 	case *deleteStmt:
+		in.pos = s.pos
 		arr := in.array(s.arr)
 		if s.keys == nil {
 			clear(arr)

@@ -288,6 +288,15 @@ func (p *parser) body() []stmt {
 }
 
 func (p *parser) stmt() stmt {
+	start := p.tok.pos
+	s := p.stmtAt()
+	if ps, ok := s.(interface{ setPos(int) }); ok {
+		ps.setPos(start)
+	}
+	return s
+}
+
+func (p *parser) stmtAt() stmt {
 	switch p.tok.t {
 	case tLbrace:
 		return &blockStmt{body: p.block()}
@@ -394,6 +403,15 @@ func (p *parser) forStmt() stmt {
 }
 
 func (p *parser) simpleStmt() stmt {
+	start := p.tok.pos
+	s := p.simpleStmtAt()
+	if ps, ok := s.(interface{ setPos(int) }); ok {
+		ps.setPos(start)
+	}
+	return s
+}
+
+func (p *parser) simpleStmtAt() stmt {
 	switch p.tok.t {
 	case tPrint, tPrintf:
 		return p.printStmt()
