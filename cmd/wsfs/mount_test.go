@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	"github.com/wsfs/wsfs/api"
+	"github.com/wsfs/wsfs/meta"
+	"github.com/wsfs/wsfs/objects"
 )
 
 func TestMain(m *testing.M) {
@@ -281,6 +284,14 @@ func TestMountServesHistoryVerbs(t *testing.T) {
 	c.ok("", "quota", "acme/a", "set", "entries=200")
 	c.ok("", "fork", "acme/a", "acme/b")
 	c.fails(exitNotFound, "not found", "show", "acme/nope")
+	c.ok("", "create", "acme/gone")
+	if err := os.WriteFile(filepath.Join(mnt, "acme/gone/f"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.ok("", "rm", "acme/gone")
+	if _, err := os.Stat(filepath.Join(mnt, "acme/gone/f")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a deleted workspace is still on the mount: %v", err)
+	}
 	c.ok("", "fsck")
 	c.ok("", "gc")
 	tarPath := filepath.Join(t.TempDir(), "a.tar")
@@ -369,7 +380,44 @@ func TestMountAfterKill(t *testing.T) {
 	if code != 0 || !strings.Contains(errs, "stale mount") || mountListed(mnt) {
 		t.Fatalf("umount of a stale mount: exit %d %q, still mounted %v", code, errs, mountListed(mnt))
 	}
+	if _, errs, code = wsfsBin(t, home, "", "mount", filepath.Join(mnt, "missing")); code != exitFailure || !strings.Contains(errs, "does not exist") {
+		t.Fatalf("mount on a missing folder: exit %d %q", code, errs)
+	}
 	if _, errs, code = wsfsBin(t, home, "", "umount", mnt); code != exitNotFound || !strings.Contains(errs, "not mounted") {
 		t.Fatalf("umount of nothing: exit %d %q", code, errs)
+	}
+}
+
+// A process that holds meta.db without answering on the socket is named,
+// with what to do.
+func TestHeldDatabaseIsExplained(t *testing.T) {
+	c := newCLI(t)
+	c.ok("", "create", "acme/a")
+	st, err := objects.OpenDir(filepath.Join(c.home, "objects"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := meta.Open(context.Background(), filepath.Join(c.home, meta.DBFileName), st, meta.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c.fails(exitFailure, fmt.Sprintf("process %d holds meta.db but does not answer on the wsfs socket", os.Getpid()), "ls")
+}
+
+func TestUmountWrongDir(t *testing.T) {
+	requireFUSE(t)
+	home, mnt := newMountDirs(t)
+	s := startServer(t, home, mnt)
+	other := t.TempDir()
+	_, errs, code := wsfsBin(t, home, "", "umount", other)
+	if code != exitFailure || !strings.Contains(errs, "serves "+mnt+", not "+other) {
+		t.Fatalf("umount of another folder: exit %d %q", code, errs)
+	}
+	if err := s.stop(syscall.SIGINT); err != nil {
+		t.Fatalf("SIGINT: %v\n%s", err, s.stderr)
+	}
+	if mountListed(mnt) {
+		t.Fatal("mount left after SIGINT")
 	}
 }

@@ -71,6 +71,11 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	if err := clearDeadServer(ctx, a, home); err != nil {
 		return err
 	}
+	if fi, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("mount point %s does not exist; create it first (mkdir -p %s)", dir, dir)
+	} else if err == nil && !fi.IsDir() {
+		return fmt.Errorf("mount point %s is not a directory", dir)
+	}
 	if isStaleMount(dir) {
 		fmt.Fprintf(a.stderr, "wsfs mount: %s is a stale mount left by a wsfs server that died; detaching it before mounting (edits not committed before the crash are lost; committed revisions are intact)\n", dir)
 		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
