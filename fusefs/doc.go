@@ -1,5 +1,64 @@
 // Package fusefs presents every workspace as a live directory through FUSE
 // (go-fuse v2, of which it is the only importer): write spooling, exact
 // quota enforcement, read-only history views, and the one place where
-// domain errors map to errno.
+// domain errors map to errno (MapErrno).
+//
+// # Layout
+//
+//	DIR/<tenant>/<name>/…                 a workspace's live tree
+//	DIR/.history/<tenant>/<name>/<rev>/…  every retained revision, read-only (EROFS)
+//
+// mkdir DIR/<tenant> makes a tenant folder (kept in memory until it holds a
+// workspace); mkdir DIR/<tenant>/<name> creates a workspace with the default
+// quotas; a bad name is EINVAL and a log line. rmdir of a workspace is EPERM:
+// deleting history takes `wsfs rm`. With Options.Workspace one workspace is
+// mounted at DIR itself.
+//
+// # The live tree
+//
+// Each mounted workspace has a live tree of entries in memory, loaded lazily
+// from its head revision's Merkle trees. FUSE nodes are thin wrappers that
+// point at entries. File content stays in the object store until a file is
+// opened: reads are served from a verified local copy of the whole blob (a
+// blob failing verification gives EIO and a log line with workspace, path
+// and digest — never wrong bytes, never ENOENT), and the first write copies
+// the file into a private spool file. Writes land in the live tree as they
+// are made; a file open for writing holds back the autocommit until it is
+// closed, so a commit made by the autocommit sees each file as of its last
+// close.
+//
+// Snapshot commits the live tree as a revision: the changed files are hashed
+// and uploaded in parallel, then only the trees on changed paths are written
+// (clean directories keep their digests), then meta.CommitTree records the
+// revision with the stale-revision check. Edits made directly on the mount
+// are committed after a quiet period (Options.QuietPeriod, default 2 s) and
+// at Unmount. Reload makes the live tree the head again after a change made
+// elsewhere and tells the kernel to drop its cached entries.
+//
+// # Quotas
+//
+// Every path that adds entries or bytes checks the workspace's quotas
+// synchronously, before anything changes: create, mkdir, symlink, write,
+// truncate, fallocate, rename (path limits of everything moved) and
+// copy_file_range (the kernel falls back to writes). The root counts as an
+// entry. Errnos: entries and workspace bytes EDQUOT, bytes per file EFBIG,
+// path components, path bytes, NAME_MAX (255) and symlink target length
+// ENAMETOOLONG. Every refusal is logged with limit, usage and path and kept
+// for Refusals, so the runner can print the server's words. statfs reports
+// the quota as size and free space, so df tells the truth.
+//
+// # What is not supported, and the errno
+//
+//   - Hard links: EPERM (a tree has one name per file; git and tar fall back).
+//   - Extended attributes: getxattr ENODATA, setxattr ENOTSUP.
+//   - Device files, FIFOs, sockets (mknod): EPERM.
+//   - fallocate other than mode 0 and FALLOC_FL_KEEP_SIZE: EOPNOTSUPP.
+//   - O_TMPFILE: EOPNOTSUPP (go-fuse's default).
+//   - SEEK_DATA/SEEK_HOLE: the kernel's generic answer (the whole file is data).
+//   - Byte-range locks: the kernel's local locks; FUSE locking is not implemented.
+//   - Ownership: every file belongs to the mount's user; chown is accepted
+//     and changes nothing, so tar and cp -p as root do not fail.
+//
+// Kernel caching is set explicitly (entry, attribute and negative timeouts,
+// 1 s by default): go-fuse applies its default only when its options are nil.
 package fusefs
