@@ -125,7 +125,10 @@ func (bt *backtracker) m(n *reNode, i int, k func(int) bool) bool {
 		if bt.mline && b[i] == bt.nl {
 			return false
 		}
-		_, size := utf8.DecodeRune(b[i:])
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return false // an invalid byte is no character
+		}
 		return k(i + size)
 	case opClass:
 		if i >= len(b) {
@@ -133,7 +136,7 @@ func (bt *backtracker) m(n *reNode, i int, k func(int) bool) bool {
 		}
 		r, size := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && size == 1 {
-			r = rune(b[i]) | rawByte
+			return false // GNU matches an invalid byte with no bracket expression
 		}
 		if bt.mline && n.cls.neg && r == rune(bt.nl) {
 			return false

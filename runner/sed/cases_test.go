@@ -198,6 +198,11 @@ var handCases = []sedCase{
 	tc(nums, "-n", "2,4!{p}"), tc(nums, "-n", "$!N;/\\n.*1/p"), tc(nums, "-s", "-n", "$p"), tc(nums, "-n", "5,+3{=}"),
 	tc("one two\n", "s/\\</[/g;s/\\>/]/g"), tc("one two\n", "s/\\b/|/g"), tc("one two\n", "s/\\B/-/g"), tc("a b\n", "s/\\>/X/"),
 	tc("é à\n", "s/\\</[/g"), tc("éa b\n", "s/\\bb/X/"), tc("x\n", "s/x/\\U\\x61/"), tc("hello\n", "s/l*/X/g"), tc("hello\n", "s/l*/X/3"),
+	tc("a\x80b\n", "s/./X/g"), tc("a\x80b\n", "s/[^a]/X/g"), tc("a\x80b\n", "s/\\W/X/g"), tc("a\x80b\n", "s/\\x80/X/g"),
+	tc("a\x80b\n", "s/a.b/X/g"), tc("a\x80b\n", "s/a*/X/g"), tc("a\x80b\n", "s/[\\x80]/X/g"), tc("a\x80b\n", "s/.*/[&]/"),
+	tc("a\x80b\n", "s/\\(.\\)/\\1\\1/g"), tc("a\x80b\xc3\n", "y/a/b/;l"), tc("a\x80b\n", "-E", "s/(a|\\x80)+/<&>/g"),
+	tf(map[string]string{"d/x": "1\n"}, "", "p", "d"), tf(map[string]string{"d/x": "1\n"}, "", "-i", "p", "d"),
+	tf(map[string]string{"d/x": "1\n"}, "", "-n", "$p", "d/x", "d"),
 	tc("x\n", "2,1!d"), tc("x\n", "=;="), tc("x\n", ";;p;;"), tc("x\n", "\n\np\n\n"), tc("x\n", "{;p;}"), tc("x\n", "{p}}"),
 }
 

@@ -107,7 +107,7 @@ func (g *scriptGen) input() string {
 	n := g.r.IntN(7)
 	for i := 0; i < n; i++ {
 		for j := g.r.IntN(6); j > 0; j-- {
-			b.WriteString(g.pick("a", "b", "x", " ", "ab", "A", "é"))
+			b.WriteString(g.pick("a", "b", "x", " ", "ab", "A", "é", "a", "b", "\xff"))
 		}
 		b.WriteByte('\n')
 	}

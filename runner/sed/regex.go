@@ -795,8 +795,11 @@ func (rx *regex) useGo(b []byte) bool {
 				return false
 			}
 		}
+		return true
 	}
-	return true
+	// Go reads an invalid byte as U+FFFD, which . matches; in GNU sed
+	// nothing but the byte itself does.
+	return utf8.Valid(b)
 }
 
 // compileRegex compiles a GNU BRE (or ERE) with sed's I and M flags.

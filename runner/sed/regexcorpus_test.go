@@ -84,7 +84,7 @@ func (g *regexGen) alt(depth int) string {
 func (g *regexGen) text() string {
 	var b strings.Builder
 	for i := g.r.IntN(9); i > 0; i-- {
-		b.WriteString(g.pick("a", "b", "c", "a", "b", " ", "é", "ab"))
+		b.WriteString(g.pick("a", "b", "c", "a", "b", " ", "é", "ab", "\x80"))
 	}
 	return b.String()
 }

@@ -593,12 +593,10 @@ func (in *input) readLine() (line []byte, nl bool, ok bool, err error) {
 func (in *input) isLast() (bool, error) {
 	for {
 		if in.r != nil {
-			_, err := in.r.Peek(1)
-			if err == nil {
+			// As GNU's test_eof, a read error while looking ahead counts
+			// as the end of that file.
+			if _, err := in.r.Peek(1); err == nil {
 				return false, nil
-			}
-			if err != io.EOF {
-				return false, readError(in.rName, err)
 			}
 			if in.separate {
 				return true, nil
