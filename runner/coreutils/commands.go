@@ -6,8 +6,19 @@
 // view, and sub-commands run through Env.Exec, never as host programs.
 // Output and flags follow GNU coreutils (C.UTF-8 locale, stdout not a tty).
 //
-// Files are shown as owned by "agent:agent"; `which` answers /bin/NAME for
-// runner commands.
+// Fixed choices, so output is stable across machines and revisions:
+//   - every file shows as owned by "agent agent" (ls -l, stat %U %G, find
+//     -printf %u, tar listings); numeric ids are the worker's;
+//   - `which NAME` prints /bin/NAME for a runner command (a name, not a
+//     folder of the view: the runner has no PATH) and exits 1 for others;
+//   - stat's birth time is "-" (%W is 0): the FS does not expose statx;
+//   - `time` prints bash's real/user/sys lines; user and sys are the worker
+//     process's, which runs one command at a time.
+//
+// Not supported, with a clear error: find -execdir/-ok, tar -j/-J, env -C,
+// date -s. rm -i and cp -i do not prompt (there is no terminal). The times
+// of symlinks are not preserved by cp -a, mv across mounts or tar x (the
+// FS sets times through links only).
 package coreutils
 
 import "github.com/wsfs/wsfs/runner/command"
