@@ -72,7 +72,9 @@
 // the runner's memory.
 // Syntax errors print gawk's two-line message with the source line and a
 // caret and exit with status 1, as gawk does (not 2); fatal run-time errors
-// (division by zero, an unopenable input file, a bad regex) exit with 2.
+// (division by zero, an unopenable input file, a bad regex) name the source
+// line and input position as gawk does ("awk: cmd. line:4: (FILENAME=x
+// FNR=2) fatal: division by zero attempted") and exit with 2.
 //
 // # Deliberate differences from gawk
 //
@@ -90,5 +92,4 @@
 //     accepted and ignored).
 //   - -Ft means FS="t", as in gawk's default mode (POSIX awks read it as a
 //     tab); use -F '\t'.
-//   - Run-time error messages carry no source line number.
 package awk
