@@ -112,7 +112,38 @@ func (db *DB) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	if !opts.Delete {
 		return rep, nil
 	}
+	// Delete manifests first, then trees, then contents, so that an
+	// interrupted GC never leaves a manifest whose trees or blobs are gone
+	// (Recover trusts manifests). That needs the kind of each victim.
+	infos := make([]objects.Info, len(rep.Garbage))
 	for i, g := range rep.Garbage {
+		infos[i] = objects.Info{Digest: g.Digest, Size: g.Size, ModTime: g.ModTime}
+	}
+	kinds, err := classifyAll(ctx, db.store, infos, RecoverOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("meta: gc: %w; nothing was deleted", err)
+	}
+	rank := func(k objectKind) int {
+		switch k {
+		case objRevision:
+			return 0
+		case objSettings, objTombstone:
+			return 1
+		case objTree:
+			return 2
+		}
+		return 3
+	}
+	order := make([]int, len(infos))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return rank(kinds[order[a]]) < rank(kinds[order[b]]) })
+	victims := make([]BlobInfo, len(order))
+	for i, j := range order {
+		victims[i] = rep.Garbage[j]
+	}
+	for i, g := range victims {
 		if err := ctx.Err(); err != nil {
 			return rep, fmt.Errorf("meta: gc: %w after deleting %d of %d blobs", err, rep.Deleted, len(rep.Garbage))
 		}

@@ -3,9 +3,11 @@ package meta
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -270,5 +272,46 @@ func TestRecoverSkipsRevisionsWithoutTrees(t *testing.T) {
 	}
 	if fr, err := db.Fsck(ctx, FsckOptions{}); err != nil || !fr.OK() {
 		t.Fatalf("fsck: %v %+v", err, fr)
+	}
+}
+
+// recordingStore remembers the order of deletes.
+type recordingStore struct {
+	*objects.Memory
+	mu      sync.Mutex
+	deleted []objectKind
+}
+
+func (r *recordingStore) Delete(ctx context.Context, d objects.Digest) error {
+	b, _ := objects.Get(ctx, r.Memory, d)
+	r.mu.Lock()
+	r.deleted = append(r.deleted, classify(b))
+	r.mu.Unlock()
+	return r.Memory.Delete(ctx, d)
+}
+
+func TestGCDeletesManifestsFirst(t *testing.T) {
+	ctx := context.Background()
+	rs := &recordingStore{Memory: objects.NewMemory()}
+	db := openTestDB(t, rs)
+	w, _ := db.Create(ctx, "acme/a", CreateOptions{Retention: Retention{KeepLast: 1}})
+	for i := 0; i < 5; i++ {
+		mustCommit(t, db, w.Name, RevNum(i+1), PutBytes(fmt.Sprintf("d%d/f", i), []byte{byte(i)}, 0, t0), Remove(fmt.Sprintf("d%d", i-1)))
+	}
+	rs.List(ctx, func(i objects.Info) error { return rs.SetModTime(i.Digest, time.Now().Add(-2*time.Hour)) })
+	rep, err := db.GC(ctx, GCOptions{Delete: true})
+	if err != nil || rep.Deleted == 0 {
+		t.Fatalf("gc: %v %+v", err, rep)
+	}
+	rank := map[objectKind]int{objRevision: 0, objSettings: 1, objTombstone: 1, objTree: 2, objOther: 3}
+	seen := map[objectKind]bool{}
+	for i := 1; i < len(rs.deleted); i++ {
+		if rank[rs.deleted[i]] < rank[rs.deleted[i-1]] {
+			t.Fatalf("delete order %v", rs.deleted)
+		}
+		seen[rs.deleted[i]] = true
+	}
+	if !seen[objTree] || !seen[objOther] {
+		t.Fatalf("expected trees and contents among the deleted: %v", rs.deleted)
 	}
 }

@@ -275,6 +275,9 @@ func rebuildWorkspace(s *settingsObject, sd objects.Digest, ms []*Revision) (*Wo
 // classifyAll reads the first bytes of every blob that could be a
 // metadata object.
 func classifyAll(ctx context.Context, store objects.Store, infos []objects.Info, opts RecoverOptions) ([]objectKind, error) {
+	if opts.Parallelism <= 0 {
+		opts.Parallelism = 8
+	}
 	kinds := make([]objectKind, len(infos))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
