@@ -61,7 +61,9 @@ var ErrGCRunning = errors.New("meta: gc is already running")
 // each workspace and the tombstones) and, with Delete, removes those older
 // than the grace period. Before marking, Delete also drops from the
 // database the revisions that retention no longer keeps. GC stops at the
-// first listing or read error and then deletes nothing. Commits may run
+// first listing or read error and then deletes nothing. It deletes
+// manifests first, then trees, then file contents, so that a GC cut short
+// never leaves a manifest whose objects are gone. Commits may run
 // meanwhile: a blob a commit starts using while GC runs is never deleted.
 func (db *DB) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	if opts.Grace <= 0 {
