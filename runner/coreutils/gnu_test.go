@@ -451,6 +451,12 @@ func TestGNUFileTools(t *testing.T) {
 	} {
 		cases = append(cases, gnuCase{setup: treeSetup, args: words(a), mask: maskLsCtime(mask, a)})
 	}
+	sizeSetup := "for n in 0 1 1023 1024 1025 1536 10239 10240 10241 102400 1048575 1048576; do head -c $n /dev/zero > s$n; done; for n in 1572864 10485760 123456789; do truncate -s $n s$n; done; truncate -s 5G sparse; truncate -s 1100000000000 huge"
+	for _, a := range []string{"ls -lh", "ls -l --si", "ls -lhS", "ls -sh", "ls -s", "du -ah", "du -a --si", "du -ah --apparent-size", "du -ab", "du -ak", "du -am",
+		"find . -size +1M", "find . -size -1M", "find . -size 1M", "find . -size +1k -size -20k", "find . -size 2k", "find . -size +1G", "find . -size 10c",
+		"find . -empty", "stat -c %s|%b s1025 sparse"} {
+		cases = append(cases, gnuCase{setup: sizeSetup, args: words(a), mask: func(s string) string { return sortLines(mask(s)) }})
+	}
 	manySetup := "for i in $(seq 1 23); do touch file_$i.txt; done; touch a bb ccc verylongfilename_abcdefghijklmnop.txt; mkdir sub; touch sub/x"
 	for _, a := range []string{"ls -C", "ls -x", "ls -C -w 40", "ls -x -w 100", "ls -CF", "ls -C -w 10", "ls -Cs", "ls -Ct", "ls -xr",
 		"ls -C sub", "ls -C . sub", "ls -CR", "ls -m", "ls -C -w 1000", "ls -m -w 30", "ls -mF", "ls -m -w 0"} {
