@@ -281,6 +281,21 @@ func TestHistoryOverTheSocket(t *testing.T) {
 	if err != nil || !fsck.OK() || fsck.Workspaces != 2 {
 		t.Fatalf("Fsck = %+v, %v", fsck, err)
 	}
+	// With a progress callback the reply streams progress, then the report.
+	var ticks, lastDone, lastTotal int
+	fsck, err = c.Fsck(ctx, meta.FsckOptions{Progress: func(done, total int) { ticks, lastDone, lastTotal = ticks+1, done, total }})
+	var wantLast [2]int
+	if _, err := e.db.Fsck(ctx, meta.FsckOptions{Progress: func(done, total int) { wantLast = [2]int{done, total} }}); err != nil {
+		t.Fatal(err)
+	}
+	if err != nil || !fsck.OK() || fsck.Workspaces != 2 || ticks == 0 || [2]int{lastDone, lastTotal} != wantLast {
+		t.Fatalf("Fsck with progress = %+v, %v; %d ticks, last %d/%d, in-process last %v", fsck, err, ticks, lastDone, lastTotal, wantLast)
+	}
+	ticks = 0
+	gc, err = c.GC(ctx, meta.GCOptions{Grace: time.Hour, Progress: func(done, total int) { ticks++ }})
+	if err != nil || !gc.DryRun || ticks == 0 {
+		t.Fatalf("GC with progress = %+v, %v, %d ticks", gc, err, ticks)
+	}
 	if err := c.Delete(ctx, "acme/b"); err != nil {
 		t.Fatal(err)
 	}
@@ -472,5 +487,44 @@ func TestCallsHonourContext(t *testing.T) {
 	}
 	if !errors.Is(err, meta.ErrInvalid) {
 		t.Fatalf("a broken request body: %v", err)
+	}
+}
+
+// A long call that fails after it started streaming progress returns the
+// error with its class.
+func TestProgressStreamError(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "s.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
+		writeJSONBody(w, 200, Health{Protocol: ProtocolVersion})
+	})
+	mux.HandleFunc("POST /v1/long", func(w http.ResponseWriter, r *http.Request) {
+		withProgress(w, true, func(progress func(done, total int)) (any, error) {
+			for i := range 5 {
+				progress(i, 10)
+			}
+			return nil, fmt.Errorf("meta: gc: listing: %w", meta.ErrStore)
+		})
+	})
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	defer srv.Close()
+	c, err := DialSocket(context.Background(), sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var last [2]int
+	var rep meta.GCReport
+	err = c.callProgress(context.Background(), "/v1/long", gcReq{}, func(done, total int) { last = [2]int{done, total} }, &rep)
+	if !errors.Is(err, meta.ErrStore) || !strings.Contains(err.Error(), "listing") {
+		t.Fatalf("error after progress: %v", err)
+	}
+	if last != [2]int{4, 10} {
+		t.Fatalf("the newest progress before the error was not delivered: %v", last)
 	}
 }

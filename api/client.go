@@ -300,20 +300,60 @@ func (c *Client) ImportTar(ctx context.Context, ws string, r io.Reader, opts met
 	return resp.Revision.revision(), resp.Committed, err
 }
 
-// GC runs gc on the server; opts.Progress is not called.
+// GC runs gc on the server; opts.Progress, if set, is called as the
+// server reports progress.
 func (c *Client) GC(ctx context.Context, opts meta.GCOptions) (*meta.GCReport, error) {
 	var rep meta.GCReport
-	if err := c.call(ctx, "POST", "/v1/gc", gcReq{int64(opts.Grace), opts.Delete}, &rep); err != nil {
+	if err := c.callProgress(ctx, "/v1/gc", gcReq{int64(opts.Grace), opts.Delete, opts.Progress != nil}, opts.Progress, &rep); err != nil {
 		return nil, err
 	}
 	return &rep, nil
 }
 
-// Fsck runs fsck on the server; opts.Progress is not called.
+// Fsck runs fsck on the server; opts.Progress, if set, is called as the
+// server reports progress.
 func (c *Client) Fsck(ctx context.Context, opts meta.FsckOptions) (*meta.FsckReport, error) {
 	var rep meta.FsckReport
-	if err := c.call(ctx, "POST", "/v1/fsck", fsckReq{opts.Quick}, &rep); err != nil {
+	if err := c.callProgress(ctx, "/v1/fsck", fsckReq{opts.Quick, opts.Progress != nil}, opts.Progress, &rep); err != nil {
 		return nil, err
 	}
 	return &rep, nil
+}
+
+// callProgress makes a call whose reply streams progress events when
+// progress is set.
+func (c *Client) callProgress(ctx context.Context, path string, req any, progress func(done, total int), resp any) error {
+	if progress == nil {
+		return c.call(ctx, "POST", path, req, resp)
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("api: encoding %s: %w", path, err)
+	}
+	hr, err := c.do(ctx, "POST", path, bytes.NewReader(b), nil)
+	if err != nil {
+		return err
+	}
+	defer hr.Body.Close()
+	dec := json.NewDecoder(hr.Body)
+	for {
+		var ev event
+		if err := dec.Decode(&ev); err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return fmt.Errorf("api: %s: %w", path, ctxErr)
+			}
+			return fmt.Errorf("api: %s: the reply was cut before its result: %w", path, err)
+		}
+		switch {
+		case ev.Error != nil:
+			return decodeError(*ev.Error)
+		case ev.Result != nil:
+			if err := json.Unmarshal(ev.Result, resp); err != nil {
+				return fmt.Errorf("api: reading the reply of %s: %w", path, err)
+			}
+			return nil
+		case ev.Progress != nil:
+			progress(ev.Progress[0], ev.Progress[1])
+		}
+	}
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"time"
 
@@ -11,8 +12,8 @@ import (
 
 // History is the history API that *meta.DB offers in-process and *Client
 // over the socket, so a CLI verb is written once and runs either way.
-// Progress callbacks in GCOptions and FsckOptions are not called over the
-// socket.
+// Over the socket, the Progress callbacks of GCOptions and FsckOptions are
+// called as the server streams progress events.
 type History interface {
 	Create(ctx context.Context, name string, opts meta.CreateOptions) (meta.Workspace, error)
 	List(ctx context.Context, prefix string) ([]meta.Workspace, error)
@@ -89,11 +90,21 @@ type (
 		Options   meta.ImportOptions `json:"options"`
 	}
 	gcReq struct {
-		Grace  int64 `json:"grace_ns"`
-		Delete bool  `json:"delete"`
+		Grace    int64 `json:"grace_ns"`
+		Delete   bool  `json:"delete"`
+		Progress bool  `json:"progress"` // stream progress events (see event)
 	}
 	fsckReq struct {
-		Quick bool `json:"quick"`
+		Quick    bool `json:"quick"`
+		Progress bool `json:"progress"`
+	}
+	// event is one line of an NDJSON reply (a long call that reports
+	// progress): progress lines, then one result or error line. The
+	// runner's streamed output is meant to use the same framing.
+	event struct {
+		Progress *[2]int         `json:"progress,omitempty"` // done, total
+		Result   json.RawMessage `json:"result,omitempty"`
+		Error    *wireError      `json:"error,omitempty"`
 	}
 	commitResp struct {
 		Revision  wireRev `json:"revision"`

@@ -248,11 +248,23 @@ func (s *Server) routes() {
 		})
 		return ws, err
 	})
-	handle(s, "POST /v1/gc", func(ctx context.Context, q gcReq) (*meta.GCReport, error) {
-		return db.GC(ctx, meta.GCOptions{Grace: time.Duration(q.Grace), Delete: q.Delete})
+	s.mux.HandleFunc("POST /v1/gc", func(w http.ResponseWriter, r *http.Request) {
+		var q gcReq
+		if !decodeRequest(w, r, &q) {
+			return
+		}
+		withProgress(w, q.Progress, func(progress func(done, total int)) (any, error) {
+			return db.GC(r.Context(), meta.GCOptions{Grace: time.Duration(q.Grace), Delete: q.Delete, Progress: progress})
+		})
 	})
-	handle(s, "POST /v1/fsck", func(ctx context.Context, q fsckReq) (*meta.FsckReport, error) {
-		return db.Fsck(ctx, meta.FsckOptions{Quick: q.Quick})
+	s.mux.HandleFunc("POST /v1/fsck", func(w http.ResponseWriter, r *http.Request) {
+		var q fsckReq
+		if !decodeRequest(w, r, &q) {
+			return
+		}
+		withProgress(w, q.Progress, func(progress func(done, total int)) (any, error) {
+			return db.Fsck(r.Context(), meta.FsckOptions{Quick: q.Quick, Progress: progress})
+		})
 	})
 	s.mux.HandleFunc("POST /v1/cat", func(w http.ResponseWriter, r *http.Request) {
 		var q catReq
@@ -311,6 +323,60 @@ func (s *Server) routes() {
 		})
 		reply(w, c, err)
 	})
+}
+
+// progressEvery throttles progress events.
+const progressEvery = 100 * time.Millisecond
+
+// withProgress runs a long call. Without streaming it is an ordinary JSON
+// reply; with it, the reply is NDJSON: progress events (throttled; the last
+// one always sent), then the result or the error.
+func withProgress(w http.ResponseWriter, stream bool, run func(progress func(done, total int)) (any, error)) {
+	if !stream {
+		resp, err := run(nil)
+		reply(w, resp, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	var mu sync.Mutex
+	enc := json.NewEncoder(w)
+	flusher, _ := w.(http.Flusher)
+	send := func(ev event) {
+		if enc.Encode(ev) == nil && flusher != nil {
+			flusher.Flush()
+		}
+	}
+	var last time.Time
+	var held *[2]int // the newest progress not sent yet
+	progress := func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Since(last) < progressEvery {
+			held = &[2]int{done, total}
+			return
+		}
+		last, held = time.Now(), nil
+		send(event{Progress: &[2]int{done, total}})
+	}
+	resp, err := run(progress)
+	mu.Lock()
+	defer mu.Unlock()
+	if held != nil {
+		send(event{Progress: held})
+	}
+	if err != nil {
+		we := encodeError(err)
+		send(event{Error: &we})
+		return
+	}
+	b, err := json.Marshal(resp)
+	if err != nil {
+		we := encodeError(fmt.Errorf("api: encoding the reply: %w", err))
+		send(event{Error: &we})
+		return
+	}
+	send(event{Result: b})
 }
 
 // handle registers a JSON endpoint.
