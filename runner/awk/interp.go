@@ -54,7 +54,8 @@ type interp struct {
 	// The current record. fields holds $1..$NF once split; the record is
 	// rebuilt from them lazily after a field or NF assignment.
 	record      string
-	recordKind  kind // kInput when read, kStr once rebuilt or assigned a string
+	recordKind  kind // kInput when read, kStr once rebuilt or assigned a string, kNum when assigned a number
+	recordNum   float64
 	fields      []value
 	fieldsValid bool
 	recordDirty bool
@@ -188,6 +189,9 @@ func (in *interp) nf() int {
 func (in *interp) getField(i int) value {
 	if i == 0 {
 		r := in.getRecord()
+		if in.recordKind == kNum {
+			return num(in.recordNum)
+		}
 		return value{k: in.recordKind, s: r}
 	}
 	if i < 0 {
@@ -205,8 +209,12 @@ func (in *interp) getField(i int) value {
 func (in *interp) setField(i int, v value) {
 	if i == 0 {
 		in.setRecord(v.toStr(in.convfmt))
-		if v.k == kStr {
+		switch v.k {
+		case kStr:
 			in.recordKind = kStr
+		case kNum:
+			// Like gawk, $0 keeps the exact number; its text is CONVFMT's.
+			in.recordKind, in.recordNum = kNum, v.n
 		}
 		return
 	}
