@@ -13,6 +13,7 @@ import (
 	"runtime/metrics"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"mvdan.cc/sh/v3/expand"
@@ -29,7 +30,7 @@ const (
 	DefaultMaxVisibleEntries = 1000
 	DefaultMaxOpenFiles      = 256
 	DefaultMaxCallDepth      = 1000
-	DefaultMaxGoroutines     = 10000
+	DefaultMaxGoroutines     = 2048
 )
 
 // Exit statuses the runner itself gives.
@@ -112,6 +113,7 @@ type runState struct {
 	open      map[*trackedFile]struct{}
 	limitsHit []string
 	hitOnce   map[string]bool
+	calls     atomic.Int64    // simple commands run, to pace the depth check
 	funcs     map[string]bool // functions the script declares, for type and command -v
 	cancel    context.CancelCauseFunc
 }

@@ -75,7 +75,7 @@ func TestRunBasics(t *testing.T) {
 		{"echo a > /dev/null; echo b >/dev/stderr", "", "b", 0},
 		{"echo x > /tmp/f; cat /tmp/f", "x\n", "", 0},
 		{"cat /tmp/f", "", "No such file", 1}, // scratch is per command
-		{"echo x > /etc/passwd", "", "/etc/passwd", 1},
+		{"echo x > /etc/wsfs-test-nonexistent", "", "/etc/wsfs-test-nonexistent", 1},
 		{"cd /nonexistent", "", "no such file", 1},
 		{"test -e /etc/passwd && echo yes || echo no", "no\n", "", 0},
 		{"echo /e*", "/e*\n", "", 0},
