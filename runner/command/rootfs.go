@@ -469,6 +469,19 @@ const (
 // mount. For the synthetic parts of the view it returns the errno the
 // kernel would give an unprivileged user.
 func (r *RootFS) entry(op, name string, class opClass) (location, error) {
+	if trimmed := strings.TrimRight(name, "/"); trimmed != name && trimmed != "" {
+		// "x/" names the directory x itself: a link there is not one
+		// (rmdir, unlink and rename of "link/" fail with ENOTDIR), and the
+		// operation must not reach the link's target.
+		loc, err := r.resolve(op, trimmed, false)
+		if err != nil {
+			return loc, err
+		}
+		if fi, ok := loc.lstat(); ok && !fi.IsDir() && class != opCreate {
+			return loc, &fs.PathError{Op: op, Path: name, Err: syscall.ENOTDIR}
+		}
+		name = trimmed
+	}
 	loc, err := r.resolve(op, name, false)
 	if err != nil {
 		return loc, err

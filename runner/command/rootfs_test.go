@@ -440,3 +440,30 @@ func BenchmarkRootFSStatDeep(b *testing.B) {
 		})
 	}
 }
+
+// TestRootFSTrailingSlashOnLinks: "link/" in an entry operation names the
+// link as a directory, which it is not; the target must stay.
+func TestRootFSTrailingSlashOnLinks(t *testing.T) {
+	s := newView(t)
+	for what, err := range map[string]error{
+		"remove dirlink/":    s.FS.Remove("dirlink/"),
+		"removeall dirlink/": s.FS.RemoveAll("dirlink/"),
+		"rename dirlink/":    s.FS.Rename("dirlink/", "moved"),
+		"remove a.txt/":      s.FS.Remove("a.txt/"),
+	} {
+		if !errors.Is(err, syscall.ENOTDIR) {
+			t.Errorf("%s: %v, want ENOTDIR", what, err)
+		}
+	}
+	for _, p := range []string{"x/y/z.txt", "a.txt"} {
+		if _, err := os.Stat(filepath.Join(s.Workspace, p)); err != nil {
+			t.Errorf("%s is gone: %v", p, err)
+		}
+	}
+	if err := s.FS.Mkdir("newdir/", 0o755); err != nil {
+		t.Errorf("mkdir newdir/: %v", err)
+	}
+	if err := s.FS.Remove("newdir/"); err != nil {
+		t.Errorf("rmdir newdir/: %v", err)
+	}
+}

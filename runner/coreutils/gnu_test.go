@@ -509,6 +509,8 @@ func TestGNUFileTools(t *testing.T) {
 		"mv a.txt c.txt", "mv a.txt d", "mv a.txt b.md d", "mv d e", "mv d x", "mv -v a.txt c.txt", "mv nope x",
 		"mv a.txt a.txt", "mv d d/sub", "mv -n a.txt b.md", "mv -f a.txt b.md", "mv a.txt d/sub/deep/y.txt",
 		"mv d a.txt", "mv a.txt e/", "mv link l2", "mv a.txt", "mv -t e a.txt b.md", "mv -T d e",
+		"cp -r d/ x", "cp -r d x/", "mv d/ x", "mv e/ d/", "mv a.txt/ x", "cp a.txt/ x", "rmdir e/", "mkdir x/", "touch new/",
+		"cp -r d/sub/ e/", "mv dlink/ x", "rm -r dlink/", "cp -rv e/ d/sub/deep/", "mv -v d e",
 	} {
 		cases = append(cases, gnuCase{setup: treeSetup, args: words(a), after: lsAfter})
 	}
