@@ -184,6 +184,9 @@ func TestHistoryOverTheSocket(t *testing.T) {
 	if err != nil || ws.Name != "acme/a" || ws.Head != 1 || ws.Owner != "ann" {
 		t.Fatalf("Create = %+v, %v", ws, err)
 	}
+	if calls := e.live.take(); strings.Join(calls, ",") != "reload acme/a" {
+		t.Fatalf("a create must be announced to the mount; calls %v", calls)
+	}
 	rev, committed, err := c.WriteFile(ctx, "acme/a", "docs/a.txt", strings.NewReader("one\n"), meta.WriteFileOptions{Mode: 0o640, CommitInfo: info})
 	if err != nil || !committed || rev.N != 2 {
 		t.Fatalf("WriteFile = %d %v %v", rev.N, committed, err)
@@ -232,7 +235,7 @@ func TestHistoryOverTheSocket(t *testing.T) {
 	if err != nil || forked.Name != "acme/b" || forked.ForkedFrom != "acme/a@3" {
 		t.Fatalf("Fork = %+v, %v", forked, err)
 	}
-	if calls := e.live.take(); strings.Join(calls, ",") != "hold acme/a,flush acme/a,release acme/a" {
+	if calls := e.live.take(); strings.Join(calls, ",") != "hold acme/a,flush acme/a,release acme/a,reload acme/b" {
 		t.Fatalf("fork calls %v", calls)
 	}
 	q := meta.DefaultQuotas()
@@ -526,5 +529,39 @@ func TestProgressStreamError(t *testing.T) {
 	}
 	if last != [2]int{4, 10} {
 		t.Fatalf("the newest progress before the error was not delivered: %v", last)
+	}
+}
+
+// A metadata call to a server that does not answer ends at the client's
+// Timeout instead of hanging.
+func TestHungServerTimesOut(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "s.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
+		writeJSONBody(w, 200, Health{Protocol: ProtocolVersion})
+	})
+	mux.HandleFunc("POST /v1/list", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	defer srv.Close()
+	defer close(release)
+	c, err := DialSocket(context.Background(), sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Timeout = 50 * time.Millisecond
+	if _, err := c.List(context.Background(), ""); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("List on a hung server: %v", err)
 	}
 }

@@ -25,9 +25,26 @@ var ErrUnreachable = errors.New("api: the wsfs server does not answer")
 // *meta.DB's and return meta's types and error classes. It is safe for
 // concurrent use.
 type Client struct {
+	// Timeout bounds a metadata call (create, ls, log, show, diff, restore,
+	// fork, quota...) whose context has no deadline, so a hung server
+	// cannot hang its clients. Streams, gc and fsck are bounded by their
+	// context only. Dial sets it to DefaultTimeout.
+	Timeout time.Duration
+
 	hc     *http.Client
 	socket string
 	health Health
+}
+
+// DefaultTimeout is a Client's Timeout unless changed.
+const DefaultTimeout = 5 * time.Minute
+
+// bounded applies Timeout to a metadata call without a deadline.
+func (c *Client) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok || c.Timeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, c.Timeout)
 }
 
 // Dial connects to the server that home/server.json names and checks it
@@ -53,7 +70,7 @@ func Dial(ctx context.Context, home string) (*Client, error) {
 // DialSocket connects to the server listening on socket (see Dial).
 func DialSocket(ctx context.Context, socket string) (*Client, error) {
 	dialer := &net.Dialer{Timeout: DialTimeout}
-	c := &Client{socket: socket, hc: &http.Client{Transport: &http.Transport{
+	c := &Client{Timeout: DefaultTimeout, socket: socket, hc: &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return dialer.DialContext(ctx, "unix", socket)
 		},
@@ -198,30 +215,42 @@ func (s *streamReader) Read(p []byte) (int, error) {
 func (s *streamReader) Close() error { return s.hr.Body.Close() }
 
 func (c *Client) Create(ctx context.Context, name string, opts meta.CreateOptions) (ws meta.Workspace, err error) {
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
 	err = c.call(ctx, "POST", "/v1/create", createReq{name, opts}, &ws)
 	return ws, err
 }
 
 func (c *Client) List(ctx context.Context, prefix string) (list []meta.Workspace, err error) {
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
 	err = c.call(ctx, "POST", "/v1/list", listReq{prefix}, &list)
 	return list, err
 }
 
 func (c *Client) Get(ctx context.Context, name string) (ws meta.Workspace, err error) {
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
 	err = c.call(ctx, "POST", "/v1/get", nameReq{name}, &ws)
 	return ws, err
 }
 
 func (c *Client) Delete(ctx context.Context, name string) error {
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
 	return c.call(ctx, "POST", "/v1/delete", nameReq{name}, nil)
 }
 
 func (c *Client) Update(ctx context.Context, name string, u meta.WorkspaceUpdate) (ws meta.Workspace, err error) {
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
 	err = c.call(ctx, "POST", "/v1/update", updateReq{name, u}, &ws)
 	return ws, err
 }
 
 func (c *Client) Log(ctx context.Context, ws string, opts meta.LogOptions) ([]meta.Revision, error) {
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
 	var wrs []wireRev
 	if err := c.call(ctx, "POST", "/v1/log", logReq{ws, opts}, &wrs); err != nil {
 		return nil, err
@@ -234,12 +263,16 @@ func (c *Client) Log(ctx context.Context, ws string, opts meta.LogOptions) ([]me
 }
 
 func (c *Client) Show(ctx context.Context, ref meta.Ref) (meta.Revision, error) {
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
 	var w wireRev
 	err := c.call(ctx, "POST", "/v1/show", refReq{ref}, &w)
 	return w.revision(), err
 }
 
 func (c *Client) Diff(ctx context.Context, a, b meta.Ref, opts meta.DiffOptions) (d []meta.FileDiff, err error) {
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
 	err = c.call(ctx, "POST", "/v1/diff", diffReq{a, b, opts}, &d)
 	return d, err
 }
@@ -266,12 +299,16 @@ func (c *Client) OpenFile(ctx context.Context, ref meta.Ref, p string) (io.ReadC
 }
 
 func (c *Client) Restore(ctx context.Context, ref meta.Ref, info meta.CommitInfo) (meta.Revision, bool, error) {
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
 	var r commitResp
 	err := c.call(ctx, "POST", "/v1/restore", restoreReq{ref, info}, &r)
 	return r.Revision.revision(), r.Committed, err
 }
 
 func (c *Client) Fork(ctx context.Context, from meta.Ref, newName string, opts meta.CreateOptions) (ws meta.Workspace, err error) {
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
 	err = c.call(ctx, "POST", "/v1/fork", forkReq{from, newName, opts}, &ws)
 	return ws, err
 }

@@ -190,6 +190,18 @@ func (s *Server) touch(ctx context.Context, ws string, flush, reload bool, fn fu
 	return err
 }
 
+// announce tells the mount about a workspace created behind it (create,
+// fork), so it drops what it cached about that name (a lookup that found
+// nothing a moment ago).
+func (s *Server) announce(ctx context.Context, ws string) {
+	if s.cfg.Mount == nil {
+		return
+	}
+	if err := s.cfg.Mount.Reload(ctx, ws); err != nil {
+		s.log.Warn("api: the mount may not show a new workspace until its cache expires", "workspace", ws, "err", err)
+	}
+}
+
 func (s *Server) routes() {
 	db := s.cfg.DB
 	s.mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
@@ -200,8 +212,11 @@ func (s *Server) routes() {
 		s.shutdownOnce.Do(func() { close(s.shutdown) })
 		writeJSONBody(w, http.StatusOK, empty{})
 	})
-	handle(s, "POST /v1/create", func(ctx context.Context, q createReq) (meta.Workspace, error) {
-		return db.Create(ctx, q.Name, q.Options)
+	handle(s, "POST /v1/create", func(ctx context.Context, q createReq) (ws meta.Workspace, err error) {
+		if ws, err = db.Create(ctx, q.Name, q.Options); err == nil {
+			s.announce(ctx, ws.Name)
+		}
+		return ws, err
 	})
 	handle(s, "POST /v1/list", func(ctx context.Context, q listReq) ([]meta.Workspace, error) {
 		return db.List(ctx, q.Prefix)
@@ -246,6 +261,9 @@ func (s *Server) routes() {
 			ws, err = db.Fork(ctx, q.From, q.Name, q.Options)
 			return err
 		})
+		if err == nil {
+			s.announce(ctx, ws.Name)
+		}
 		return ws, err
 	})
 	s.mux.HandleFunc("POST /v1/gc", func(w http.ResponseWriter, r *http.Request) {
