@@ -83,7 +83,10 @@ func (bt *backtracker) isWordAt(i int) bool {
 	if i < 0 || i >= len(bt.b) {
 		return false
 	}
-	r, _ := utf8.DecodeRune(bt.b[i:])
+	r, size := utf8.DecodeRune(bt.b[i:])
+	if r == utf8.RuneError && size == 1 {
+		r = rune(bt.b[i]) // glibc reads an invalid byte as U+0080…U+00FF here
+	}
 	return isWordRune(r)
 }
 
@@ -91,7 +94,10 @@ func (bt *backtracker) wordBefore(i int) bool {
 	if i <= 0 {
 		return false
 	}
-	r, _ := utf8.DecodeLastRune(bt.b[:i])
+	r, size := utf8.DecodeLastRune(bt.b[:i])
+	if r == utf8.RuneError && size == 1 {
+		r = rune(bt.b[i-1])
+	}
 	return isWordRune(r)
 }
 
