@@ -405,10 +405,22 @@ func TestHeldDatabaseIsExplained(t *testing.T) {
 	c.fails(exitFailure, fmt.Sprintf("process %d holds meta.db but does not answer on the wsfs socket", os.Getpid()), "ls")
 }
 
-func TestUmountWrongDir(t *testing.T) {
+func TestMountOneWorkspace(t *testing.T) {
 	requireFUSE(t)
 	home, mnt := newMountDirs(t)
-	s := startServer(t, home, mnt)
+	if _, errs, code := wsfsBin(t, home, "hello\n", "put", "acme/solo", "x.txt"); code != exitNotFound || !strings.Contains(errs, "acme/solo") {
+		t.Fatalf("put to a missing workspace: exit %d %q", code, errs)
+	}
+	if _, errs, code := wsfsBin(t, home, "", "create", "acme/solo"); code != 0 {
+		t.Fatal(errs)
+	}
+	if _, errs, code := wsfsBin(t, home, "hello\n", "put", "acme/solo", "x.txt"); code != 0 {
+		t.Fatal(errs)
+	}
+	s := startServer(t, home, mnt, "--workspace", "acme/solo")
+	if b, err := os.ReadFile(filepath.Join(mnt, "x.txt")); err != nil || string(b) != "hello\n" {
+		t.Fatalf("--workspace: x.txt at the mount point: %q %v", b, err)
+	}
 	other := t.TempDir()
 	_, errs, code := wsfsBin(t, home, "", "umount", other)
 	if code != exitFailure || !strings.Contains(errs, "serves "+mnt+", not "+other) {
