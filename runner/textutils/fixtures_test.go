@@ -150,7 +150,7 @@ func runFixture(t *testing.T, script string, files map[string]string) (string, i
 				}
 				code := exec(ctx, args, stdin, hc.Stdout, hc.Stderr, environ, filepath.ToSlash(filepath.Join("/workspace", rel)))
 				if code != 0 {
-					return interp.NewExitStatus(uint8(code))
+					return interp.ExitStatus(uint8(code))
 				}
 				return nil
 			}

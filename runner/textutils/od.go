@@ -1,10 +1,12 @@
 package textutils
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 
 	"strconv"
 	"strings"
@@ -234,33 +236,37 @@ func Od(ctx context.Context, env *command.Env) int {
 	if len(operands) == 0 {
 		operands = []string{"-"}
 	}
-	var data []byte
 	status := 0
-	readAny := false
+	var readers []io.Reader
 	for _, name := range operands {
-		b, err := r.readFile(name)
+		f, err := r.open(name)
 		if err != nil {
-			if r.ctx.Err() != nil {
-				return 1
-			}
 			env.Errorf("%s: %s", name, command.Strerror(err))
 			status = 1
 			continue
 		}
-		data = append(data, b...)
-		readAny = true
+		defer f.Close()
+		readers = append(readers, &ctxReader{r: f, ctx: ctx})
 	}
-	if !readAny {
+	if len(readers) == 0 {
 		return r.finish(status)
 	}
-	if skip > int64(len(data)) {
-		env.Errorf("cannot skip past end of combined input")
-		return 1
+	in := io.MultiReader(readers...)
+	if skip > 0 {
+		n, err := io.CopyN(io.Discard, in, skip)
+		if n < skip {
+			if err != nil && err != io.EOF {
+				env.Errorf("%s", command.Strerror(err))
+				return 1
+			}
+			env.Errorf("cannot skip past end of combined input")
+			return 1
+		}
 	}
-	data = data[skip:]
-	if limit >= 0 && limit < int64(len(data)) {
-		data = data[:limit]
+	if limit >= 0 {
+		in = io.LimitReader(in, limit)
 	}
+	in = bufio.NewReaderSize(in, 64<<10)
 	addr := func(off int64) string {
 		switch radix {
 		case 'd':
@@ -274,20 +280,28 @@ func Od(ctx context.Context, env *command.Env) int {
 	}
 	var prev []byte
 	starred := false
-	for off := 0; off < len(data); off += width {
-		if r.stopped() {
+	buf := make([]byte, width)
+	off := 0
+	for !r.stopped() {
+		n, err := io.ReadFull(in, buf)
+		if n == 0 {
+			if err != nil && err != io.EOF && r.ctx.Err() == nil {
+				env.Errorf("read error: %s", command.Strerror(err))
+				status = 1
+			}
 			break
 		}
-		line := data[off:min(off+width, len(data))]
-		if !dups && prev != nil && len(line) == width && bytes.Equal(line, prev) {
+		line := buf[:n]
+		if !dups && prev != nil && n == width && bytes.Equal(line, prev) {
 			if !starred {
 				r.out.WriteString("*\n")
 				starred = true
 			}
+			off += n
 			continue
 		}
 		starred = false
-		prev = line
+		prev = append(prev[:0], line...)
 		a := addr(skip + int64(off))
 		for si, s := range specs {
 			if si == 0 {
@@ -297,21 +311,33 @@ func Od(ctx context.Context, env *command.Env) int {
 			}
 			fields := width / s.size
 			padLeft := s.pad
-			n := (len(line) + s.size - 1) / s.size
-			for i := 0; i < n; i++ {
+			cnt := (len(line) + s.size - 1) / s.size
+			for i := 0; i < cnt; i++ {
 				elem := line[i*s.size : min((i+1)*s.size, len(line))]
 				if len(elem) < s.size {
 					elem = append(append([]byte(nil), elem...), make([]byte, s.size-len(elem))...)
 				}
 				next := s.pad * (fields - i - 1) / fields
-				fmt.Fprintf(r.out, "%*s", padLeft-next+s.width, s.format(elem))
+				field := s.format(elem)
+				for k := len(field); k < padLeft-next+s.width; k++ {
+					r.out.WriteByte(' ')
+				}
+				r.out.WriteString(field)
 				padLeft = next
 			}
 			r.out.WriteByte('\n')
 		}
+		off += n
+		if n < width {
+			break
+		}
 	}
+	if r.ctx.Err() != nil {
+		return r.finish(1)
+	}
+	data := off
 	if radix != 'n' {
-		r.out.WriteString(addr(skip + int64(len(data))))
+		r.out.WriteString(addr(skip + int64(data)))
 		r.out.WriteByte('\n')
 	}
 	return r.finish(status)

@@ -1,6 +1,7 @@
 package textutils
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -384,17 +385,21 @@ func Fold(ctx context.Context, env *command.Env) int {
 		return col + 1
 	}
 	status := r.eachInput(operands, func(name string, f io.Reader) error {
-		data, err := r.readAll(f)
-		if err != nil {
-			return err
-		}
+		br := bufio.NewReaderSize(f, 64<<10)
 		var line []byte
 		col := 0
-		for i := 0; i < len(data); i++ {
-			if i&4095 == 0 && r.stopped() {
+		for n := 0; ; n++ {
+			if n&4095 == 0 && r.stopped() {
 				return nil
 			}
-			c := data[i]
+			c, err := br.ReadByte()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				r.out.Write(line)
+				return err
+			}
 			if c == '\n' {
 				line = append(line, c)
 				r.out.Write(line)

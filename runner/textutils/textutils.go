@@ -13,6 +13,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -147,8 +148,8 @@ func (r *run) readInto(buf []byte, rd io.Reader) ([]byte, error) {
 		if r.ctx.Err() != nil {
 			return buf, r.ctx.Err()
 		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+		if cap(buf)-len(buf) < 32<<10 {
+			buf = slices.Grow(buf, max(64<<10, len(buf)))
 		}
 		n, err := rd.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
