@@ -78,6 +78,10 @@
 //
 // # Deliberate differences from gawk
 //
+//   - Whether a name is an array is settled when the program is parsed,
+//     where gawk settles it while running: a program that uses one name
+//     both ways fails before it starts (status 2), and length(x) of a
+//     name not yet used does not stop x from becoming an array later.
 //   - for-in visits keys in a fixed order (integer keys ascending, then
 //     strings sorted) instead of gawk's hash order.
 //   - rand() is a different generator: the same seed gives a repeatable
