@@ -186,10 +186,13 @@ func (c *copier) copy(src, dst string, fi fs.FileInfo, top bool) bool {
 	}
 	dfi, derr := c.env.FS.Lstat(dst)
 	exists := derr == nil
-	if exists && dfi.Mode()&fs.ModeSymlink != 0 && !fi.IsDir() {
-		if t, err := c.env.FS.Stat(dst); err == nil {
-			dfi = t
+	if exists && dfi.Mode()&fs.ModeSymlink != 0 && !fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
+		t, err := c.env.FS.Stat(dst)
+		if err != nil {
+			c.errorf("not writing through dangling symlink %s", quote(dst))
+			return false
 		}
+		dfi = t
 	}
 	if exists && os.SameFile(fi, dfi) {
 		c.errorf("%s and %s are the same file", quote(src), quote(dst))

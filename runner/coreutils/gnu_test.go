@@ -511,6 +511,10 @@ func TestGNUFileTools(t *testing.T) {
 		"mv d a.txt", "mv a.txt e/", "mv link l2", "mv a.txt", "mv -t e a.txt b.md", "mv -T d e",
 		"cp -r d/ x", "cp -r d x/", "mv d/ x", "mv e/ d/", "mv a.txt/ x", "cp a.txt/ x", "rmdir e/", "mkdir x/", "touch new/",
 		"cp -r d/sub/ e/", "mv dlink/ x", "rm -r dlink/", "cp -rv e/ d/sub/deep/", "mv -v d e",
+		"touch dangling", "cp a.txt dangling", "cp a.txt link", "cp -P link e", "cp -L dlink x", "cp -rL dlink x", "cp -rH dlink x",
+		"mv dangling e", "mv dlink e", "rm dangling", "cat dangling", "ln -sf a.txt dangling", "ln -s nowhere e/x", "cp -a link x",
+		"cp -d link x", "cp dlink x", "chmod 600 link", "chmod -R 700 dlink", "ls -L dangling", "stat -L dangling", "du -L dlink",
+		"cp b.md link", "mv link d", "cp -r e dlink",
 	} {
 		cases = append(cases, gnuCase{setup: treeSetup, args: words(a), after: lsAfter})
 	}

@@ -152,8 +152,12 @@ func (l *lister) run(args []string) int {
 		followDirLinks := !f.long && !f.dirSelf && !f.classify
 		fi, err := l.env.FS.Lstat(a)
 		if err == nil && fi.Mode()&fs.ModeSymlink != 0 && (followLinks || followDirLinks) {
-			if tfi, terr := l.env.FS.Stat(a); terr == nil && (followLinks || tfi.IsDir()) {
+			tfi, terr := l.env.FS.Stat(a)
+			switch {
+			case terr == nil && (followLinks || tfi.IsDir()):
 				fi = tfi
+			case terr != nil && f.deref:
+				err = terr // -L on a dangling link: nothing to show
 			}
 		}
 		if err != nil {
