@@ -204,7 +204,15 @@ func (o *diffOpts) key(line []byte) string {
 		line = bytes.TrimSuffix(line, []byte("\r"))
 	}
 	if o.ignoreCase {
-		line = bytes.ToLower(line)
+		// Byte-wise ASCII folding, as GNU's tolower in C.UTF-8.
+		low := make([]byte, len(line))
+		for i, c := range line {
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			low[i] = c
+		}
+		line = low
 	}
 	switch {
 	case o.ignoreAllWS:

@@ -2,9 +2,17 @@
 // uniq, cut, tr, paste, join, comm, nl, tac, rev, fold, expand, unexpand,
 // column, seq, tee, xargs, diff, base64, the checksum tools, od, strings and
 // split. Each is a command.Func that reads and writes only through its Env,
-// so it stays inside the agent's view. Output follows GNU coreutils (and
-// util-linux for column, diffutils for diff) byte for byte for the flags
-// agents use; text is compared as bytes, as in the C locale.
+// so it stays inside the agent's view. Output follows GNU coreutils 9.1
+// (util-linux 2.38 for column and rev, diffutils 3.8 for diff, findutils
+// for xargs, binutils for strings) byte for byte for the flags agents use.
+//
+// The locale is C.UTF-8, the build machine's default: collation is code
+// point order, which for UTF-8 is byte order, so sort, uniq, comm and join
+// compare bytes and -f/-i fold ASCII only; wc -m/-L, rev and column count
+// UTF-8 characters; cut -c, tr and fold work on bytes, as GNU's do.
+//
+// Every loop polls the context and stops at the first failed write to
+// stdout, so the runner's time and output limits end a runaway command.
 package textutils
 
 import (

@@ -118,7 +118,7 @@ func Uniq(ctx context.Context, env *command.Env) int {
 	}
 	same := func(a, b []byte) bool {
 		if ignoreCase {
-			return bytes.EqualFold(a, b)
+			return len(a) == len(b) && compareTranslated(a, b, 0, true) == 0
 		}
 		return bytes.Equal(a, b)
 	}
