@@ -513,7 +513,7 @@ func (p *dateParser) setDate(y, m, d int) error {
 }
 
 func (p *dateParser) setTime(h, m, s, ns int) error {
-	if p.hasTime || h > 24 || m > 59 || s > 60 {
+	if p.hasTime || h > 23 || m > 59 || s > 59 {
 		return errBadDate
 	}
 	p.hasTime, p.hour, p.min, p.sec, p.nsec = true, h, m, s, ns
@@ -870,7 +870,8 @@ func (p *dateParser) result() (time.Time, error) {
 		}
 	}
 	t := time.Date(y, m, d, h, mi, s, ns, loc)
-	if p.weekday != 0 {
+	// As GNU's parser, a weekday counts only when no calendar date is given.
+	if p.weekday != 0 && !p.hasDate {
 		want := p.weekday - 1
 		diff := (want - int(t.Weekday()) + 7) % 7
 		switch {
