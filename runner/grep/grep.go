@@ -95,6 +95,9 @@ type grep struct {
 	searchErr  error // context cancelled or backtracking budget
 	buf        []byte
 	implicitRd bool // -r with no operand: paths print without "./"
+	searched   int  // files (and stdin) read so far
+	// listedNonMatching: -L printed a name (rg's success for it).
+	listedNonMatching bool
 	// rgBinaryExplicit: rg searches a named binary file (and says so);
 	// a binary file found while walking is skipped.
 	rgBinaryExplicit bool

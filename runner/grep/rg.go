@@ -44,7 +44,8 @@ type rgOptions struct {
 	listFiles   bool
 	typeList    bool
 	noMessages  bool
-	lineNumber  int // -1 unset, 0 -N, 1 -n
+	lineNumber  int  // -1 unset, 0 -N, 1 -n
+	contextBoth bool // the last context flag was -C
 	paths       []string
 }
 
@@ -182,7 +183,7 @@ func Rg(ctx context.Context, env *command.Env) int {
 		ro.typeDefs[name] = globs
 	}
 	for _, name := range ro.typeClears {
-		ro.typeDefs[name] = nil
+		delete(ro.typeDefs, name)
 	}
 	for _, spec := range ro.typeAdds {
 		name, glob, ok := strings.Cut(spec, ":")
@@ -231,6 +232,10 @@ func Rg(ctx context.Context, env *command.Env) int {
 	}
 	g := &grep{ctx: ctx, env: env, o: o, eng: eng}
 	g.out = bufio.NewWriterSize(&errWriter{w: env.Stdout, g: g}, 64<<10)
+	if o.count {
+		// As ripgrep: counting beats listing, whatever the order.
+		o.listMatching, o.listNonMatching = false, false
+	}
 	if o.quiet {
 		o.listMatching, o.listNonMatching, o.count = false, false, false
 	}
@@ -243,7 +248,7 @@ func Rg(ctx context.Context, env *command.Env) int {
 	}
 	o.lineNumber = ro.lineNumber == 1 || (ro.lineNumber < 0 && (o.column || o.vimgrep))
 	if o.vimgrep {
-		o.lineNumber, o.column = true, true
+		o.column = true
 	}
 	w := &rgWalker{g: g, ro: ro}
 	return w.run()
@@ -281,9 +286,9 @@ func applyRgFlag(env *command.Env, o *options, ro *rgOptions, f, val string, rea
 	case "-v", "--invert-match":
 		o.invert = true
 	case "-w", "--word-regexp":
-		o.word = true
+		o.word, o.wholeLine = true, false // the later of -w and -x wins
 	case "-x", "--line-regexp":
-		o.wholeLine = true
+		o.word, o.wholeLine = false, true
 	case "-F", "--fixed-strings":
 		ro.fixed = true
 	case "--no-fixed-strings":
@@ -293,13 +298,13 @@ func applyRgFlag(env *command.Env, o *options, ro *rgOptions, f, val string, rea
 	case "-N", "--no-line-number":
 		ro.lineNumber = 0
 	case "-c", "--count":
-		o.count = true
+		o.count, o.countMatches = true, false
 	case "--count-matches":
 		o.count, o.countMatches = true, true
 	case "-l", "--files-with-matches":
-		o.listMatching = true
+		o.listMatching, o.listNonMatching = true, false
 	case "--files-without-match":
-		o.listNonMatching = true
+		o.listMatching, o.listNonMatching = false, true
 	case "-o", "--only-matching":
 		o.onlyMatching = true
 	case "-q", "--quiet":
@@ -366,18 +371,20 @@ func applyRgFlag(env *command.Env, o *options, ro *rgOptions, f, val string, rea
 		if !ok {
 			return 2, true
 		}
+		// As ripgrep: -C sets both sides; a later -A or -B drops it.
 		switch f {
 		case "-A", "--after-context":
+			if ro.contextBoth {
+				o.before, ro.contextBoth = -1, false
+			}
 			o.after = n
 		case "-B", "--before-context":
+			if ro.contextBoth {
+				o.after, ro.contextBoth = -1, false
+			}
 			o.before = n
 		default:
-			if o.after < 0 {
-				o.after = n
-			}
-			if o.before < 0 {
-				o.before = n
-			}
+			o.after, o.before, ro.contextBoth = n, n, true
 		}
 	case "-r", "--replace":
 		o.replace = &val
@@ -622,11 +629,17 @@ func (w *rgWalker) run() int {
 		g.env.Errorf("%s", g.searchErr.Error())
 		return 2
 	}
-	if ro.listFiles {
-		if w.listed {
+	if ro.listFiles || o.listNonMatching && !o.quiet {
+		// Success means a path was printed.
+		if w.listed || g.listedNonMatching {
 			return 0
 		}
 		return 1
+	}
+	if g.searched == 0 && implicit && !g.hadError {
+		// ripgrep says so only when it searched its default path.
+		g.env.Errorf("No files were searched, which means ripgrep probably applied a filter you didn't expect.\nRunning with --debug will show why files are being skipped.")
+		return 2
 	}
 	switch {
 	case o.quiet && g.anySelect:
@@ -775,10 +788,14 @@ func (w *rgWalker) walk(dir string, st ignoreStack, depth int) {
 			continue
 		}
 		abs := g.env.FS.Abs(child)
+		// A -g glob decides first: a whitelisted file skips the hidden,
+		// ignore-file and type checks, as in ripgrep.
+		whitelisted := false
 		if m, neg := w.overrides.match(w.relative(child), isDir); m {
 			if neg {
 				continue
 			}
+			whitelisted = true
 		} else {
 			if strings.HasPrefix(name, ".") && !w.ro.hidden {
 				continue
@@ -791,13 +808,10 @@ func (w *rgWalker) walk(dir string, st ignoreStack, depth int) {
 			}
 		}
 		if isDir {
-			if name == ".git" && !w.ro.noIgnore {
-				continue
-			}
 			w.walk(child, st, depth+1)
 			continue
 		}
-		if !w.typeAllowed(name) {
+		if !whitelisted && !w.typeAllowed(name) {
 			continue
 		}
 		if w.ro.listFiles {

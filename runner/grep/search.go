@@ -39,6 +39,7 @@ type fileSearch struct {
 }
 
 func (g *grep) searchReader(name string, r io.Reader) {
+	g.searched++
 	s := &fileSearch{g: g, name: name, eol: g.eng.eol, lineno: 1, lastPrintedEnd: -1}
 	if g.o.initialTab {
 		s.numWidth = tabNumberWidth(r)
@@ -290,12 +291,15 @@ func (s *fileSearch) selectedRecord(ls, le int) {
 	if g.contextOn && g.anyOutput && s.lastPrintedEnd != ls {
 		s.writeGroupSeparator()
 	}
-	if o.onlyMatching {
+	switch {
+	case o.onlyMatching && o.rg && o.invert:
+		s.printRecord(ls, le, ':') // ripgrep prints the whole line
+	case o.onlyMatching:
 		if !o.invert {
 			s.printMatches(ls, le, ':')
 		}
 		s.lastPrintedEnd = after(le, len(s.buf)) // printed, if silently
-	} else {
+	default:
 		s.printRecord(ls, le, ':')
 	}
 	s.pendingAfter = o.after
@@ -350,9 +354,10 @@ func (s *fileSearch) printBefore(ls int) {
 func (s *fileSearch) printRecord(ls, le int, sep byte) {
 	g := s.g
 	line := s.buf[ls:le]
-	if g.o.onlyMatching {
+	if g.o.onlyMatching && !(g.o.rg && (sep == '-' || g.o.invert)) {
 		// -o prints the matches of context lines too (there are some only
-		// with -v), and GNU separates the groups.
+		// with -v), and GNU separates the groups. ripgrep prints context
+		// lines, and -o -v lines, whole.
 		if sep == '-' {
 			s.printMatches(ls, le, '-')
 		}
@@ -490,14 +495,39 @@ func (s *fileSearch) printRgLine(ls, le int) {
 	g.out.WriteByte(s.eolOut())
 }
 
-// printVimgrep prints the record once per match, as rg --vimgrep does.
+// printVimgrep prints the record once per match, as rg --vimgrep does
+// (once, without a column, for a -v line).
 func (s *fileSearch) printVimgrep(ls, le int) {
 	g := s.g
 	line := s.buf[ls:le]
-	for _, m := range s.matchesIn(ls, le) {
-		s.column = m[0] + 1
+	if g.o.invert {
 		s.writePrefix(ls, ls, ':')
 		g.out.Write(line)
+		g.out.WriteByte(s.eolOut())
+		return
+	}
+	ms := s.matchesIn(ls, le)
+	text := line
+	starts := make([]int, len(ms))
+	for i, m := range ms {
+		starts[i] = m[0]
+	}
+	if g.o.replace != nil && len(ms) > 0 {
+		// ripgrep reports columns and offsets in the replaced line.
+		var b []byte
+		prev := 0
+		for i, m := range ms {
+			b = append(b, line[prev:m[0]]...)
+			starts[i] = len(b)
+			b = append(b, s.replaced(line, m[0], m[1])...)
+			prev = m[1]
+		}
+		text = append(b, line[prev:]...)
+	}
+	for _, start := range starts {
+		s.column = start + 1
+		s.writePrefix(ls, ls+start, ':')
+		g.out.Write(text)
 		g.out.WriteByte(s.eolOut())
 	}
 	s.column = 0
@@ -562,6 +592,7 @@ func (s *fileSearch) finish() {
 		if s.selected == 0 {
 			g.out.WriteString(s.name)
 			nameEnd()
+			g.listedNonMatching = true
 		}
 		return
 	case o.count:
@@ -580,7 +611,7 @@ func (s *fileSearch) finish() {
 		if o.maxCount > 0 && n > o.maxCount {
 			n = o.maxCount
 		}
-		if o.countMatches {
+		if o.countMatches && !o.invert {
 			n = s.matchCount
 		}
 		g.out.WriteString(strconv.FormatInt(n, 10))
