@@ -565,3 +565,49 @@ func TestHungServerTimesOut(t *testing.T) {
 		t.Fatalf("List on a hung server: %v", err)
 	}
 }
+
+func TestSocketFolderChecks(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	st, err := objects.OpenDir(filepath.Join(home, "objects"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := meta.Open(ctx, filepath.Join(home, meta.DBFileName), st, meta.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := os.Chmod(home, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewServer(Config{DB: db, Home: home}).Start(ctx); err == nil || !strings.Contains(err.Error(), "could replace the socket") {
+		t.Fatalf("a socket folder writable by others: %v", err)
+	}
+	if err := os.Chmod(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A home too deep for a socket address gets a short socket elsewhere,
+	// recorded in server.json, and clients find it.
+	deep := filepath.Join(home, strings.Repeat("d", 100))
+	if err := os.MkdirAll(deep, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(Config{DB: db, Home: deep, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	info, err := srv.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close(ctx)
+	if len(info.Socket) > maxSocketPath || strings.HasPrefix(info.Socket, deep) {
+		t.Fatalf("socket of a deep home: %q", info.Socket)
+	}
+	c, err := Dial(ctx, deep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.List(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -33,7 +33,9 @@ const maxSocketPath = 107
 // by a hash of home under /run/wsfs (root) or the temp folder.
 func SocketPath(home string) string {
 	p := filepath.Join(home, SocketName)
-	if len(p) <= maxSocketPath {
+	// The socket is bound in a private folder beside it first (see
+	// listenPrivate): that path must fit too.
+	if len(filepath.Join(home, ".s000000", "s")) <= maxSocketPath {
 		return p
 	}
 	sum := sha256.Sum256([]byte(home))

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/wsfs/wsfs/meta"
@@ -97,16 +99,9 @@ func (s *Server) Start(ctx context.Context) (Info, error) {
 	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return Info{}, fmt.Errorf("api: removing the stale socket %s: %w", sock, err)
 	}
-	// The umask keeps the socket private from its creation on; the chmod
-	// below states it.
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "unix", sock)
+	ln, err := listenPrivate(ctx, sock)
 	if err != nil {
-		return Info{}, fmt.Errorf("api: listening on %s: %w", sock, err)
-	}
-	if err := os.Chmod(sock, 0o600); err != nil {
-		ln.Close()
-		return Info{}, fmt.Errorf("api: %w", err)
+		return Info{}, err
 	}
 	s.ln, s.socket = ln, sock
 	info := Info{PID: os.Getpid(), MountDir: s.cfg.MountDir, Socket: sock, Store: s.cfg.Store, Home: s.cfg.Home,
@@ -125,6 +120,45 @@ func (s *Server) Start(ctx context.Context) (Info, error) {
 	}()
 	s.log.Info("api: serving", "socket", sock, "pid", info.PID)
 	return info, nil
+}
+
+// listenPrivate listens on a unix socket at sock that no other user can
+// reach at any moment: it binds in a fresh 0700 folder beside sock, sets
+// mode 0600, and only then renames the socket into place (binding at sock
+// directly would expose it with the umask's mode until the chmod).
+func listenPrivate(ctx context.Context, sock string) (net.Listener, error) {
+	dir := filepath.Dir(sock)
+	var st syscall.Stat_t
+	if err := syscall.Stat(dir, &st); err != nil {
+		return nil, fmt.Errorf("api: socket folder %s: %w", dir, err)
+	}
+	if int(st.Uid) != os.Getuid() || st.Mode&0o022 != 0 {
+		return nil, fmt.Errorf("api: the socket folder %s is owned by uid %d with mode %o: another user could replace the socket; make it yours and not writable by others (chmod 700 %s), or set WSFS_HOME elsewhere",
+			dir, st.Uid, st.Mode&0o777, dir)
+	}
+	tmpDir := filepath.Join(dir, fmt.Sprintf(".s%06d", rand.IntN(1_000_000)))
+	if err := os.Mkdir(tmpDir, 0o700); err != nil {
+		return nil, fmt.Errorf("api: preparing the socket %s: %w", sock, err)
+	}
+	defer os.RemoveAll(tmpDir)
+	tmp := filepath.Join(tmpDir, "s")
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "unix", tmp)
+	if err != nil {
+		return nil, fmt.Errorf("api: listening on %s: %w", sock, err)
+	}
+	if ul, ok := ln.(*net.UnixListener); ok {
+		ul.SetUnlinkOnClose(false) // Close removes sock itself
+	}
+	if err := os.Chmod(tmp, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("api: %w", err)
+	}
+	if err := os.Rename(tmp, sock); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("api: placing the socket at %s: %w", sock, err)
+	}
+	return ln, nil
 }
 
 // Close stops accepting calls, waits for those in flight (until ctx ends)
