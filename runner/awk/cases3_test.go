@@ -57,6 +57,8 @@ var cornerCases = []diffCase{
 	{name: "nextfile in END", args: p(`END{nextfile}`)},
 	{name: "close special files", args: p(`BEGIN{print "x" > "-"; print "y" > "/dev/stdout"; print close("-"), close("/dev/stdout"), close("/dev/stderr")}`)},
 	{name: "record keeps assigned number", args: p(`{$0 = 2.25 * 3; print; print $0 + 0.5, $1 + 0.5, ($0 > 6.7)}`), stdin: "x\n"},
+	{name: "print evaluates before writing", args: p(`{print "16", (NF--s)}`), stdin: "a\n\n"},
+	{name: "printf argument order", args: p(`BEGIN{i = 1; printf "%d %d %d\n", i++, i++, i++}`)},
 	{name: "tolower utf8", args: p(`BEGIN{print tolower("ÀÉÎ"), toupper("straße")}`)},
 }
 

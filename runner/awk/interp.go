@@ -56,6 +56,7 @@ type interp struct {
 	record      string
 	recordKind  kind // kInput when read, kStr once rebuilt or assigned a string, kNum when assigned a number
 	recordNum   float64
+	printBuf    []string // print's evaluated arguments, reused
 	fields      []value
 	fieldsValid bool
 	recordDirty bool
@@ -852,23 +853,32 @@ func (in *interp) print(s *printStmt) {
 	if s.redir != 0 {
 		w = in.streams.output(in, s.redir, in.toStr(in.eval(s.dest)))
 	}
+	// Every argument is evaluated before anything is written, so an error
+	// in one leaves no partial line behind.
 	if s.printf {
+		format := in.toStr(in.eval(s.args[0]))
 		vals := make([]value, len(s.args)-1)
 		for i, a := range s.args[1:] {
 			vals[i] = in.eval(a)
 		}
-		w.WriteString(in.sprintf(in.toStr(in.eval(s.args[0])), vals))
+		w.WriteString(in.sprintf(format, vals))
 	} else if len(s.args) == 0 {
 		w.WriteString(in.getRecord())
 		w.WriteString(in.ors)
 	} else {
-		for i, a := range s.args {
+		strs := in.printBuf[:0]
+		for _, a := range s.args {
+			strs = append(strs, in.outStr(in.eval(a)))
+		}
+		for i, str := range strs {
 			if i > 0 {
 				w.WriteString(in.ofs)
 			}
-			w.WriteString(in.outStr(in.eval(a)))
+			w.WriteString(str)
 		}
 		w.WriteString(in.ors)
+		clear(strs)
+		in.printBuf = strs[:0]
 	}
 	if err := writerErr(w); err != nil {
 		in.fatalf("print to %q failed: %v", "standard output", command.Strerror(err))
