@@ -345,6 +345,14 @@ func TestGNUHeadTail(t *testing.T) {
 		"tail -n 0 a.txt", "tail -n +0 b.txt", "tail missing.txt b.txt", "tail", "tail -n -2 a.txt", "tail -3c a.txt",
 		"tail -v -n1 b.txt", "tail -n +100 a.txt", "tail -c 1000 b.txt",
 	)
+	var big strings.Builder
+	for i := 0; i < 30000; i++ {
+		fmt.Fprintf(&big, "line %d of a long file\n", i)
+	}
+	for _, l := range []string{"tail -n 5000 big.txt", "tail -n 1 big.txt", "tail -c 70000 big.txt", "tail -n 29999 big.txt", "tail -n 0 big.txt",
+		"tail -n 30001 big.txt", "tail -n 2 nonl.txt", "tail -z -n 2 big.txt", "tail -n 1 nonl.txt", "tail -n 3 nonl.txt"} {
+		cases = append(cases, gnuCase{line: l, extra: map[string]string{"big.txt": big.String(), "nonl.txt": "a\nb\nc"}})
+	}
 	diffCases(t, cases)
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strconv"
 	"strings"
 
@@ -294,7 +295,75 @@ func lineEnds(data []byte, delim byte) []int {
 	return ends
 }
 
+// tailSeek serves tail -n N and -c N of a regular file from its end,
+// without reading the rest; ok is false when f cannot seek.
+func (r *run) tailSeek(f io.Reader, o headTailOpts) (bool, error) {
+	rs, isSeeker := f.(io.ReadSeeker)
+	st, isStat := f.(interface{ Stat() (fs.FileInfo, error) })
+	if !isSeeker || !isStat || o.sign == '+' {
+		return false, nil
+	}
+	fi, err := st.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return false, nil
+	}
+	size := fi.Size()
+	start := int64(0)
+	if o.bytes {
+		start = max(size-o.count, 0)
+	} else {
+		// Walk back block by block counting delimiters; a final line
+		// without its delimiter counts as a line.
+		const block = 64 << 10
+		buf := make([]byte, block)
+		need := o.count
+		pos := size
+		first := true
+		start = 0
+		for pos > 0 && need >= 0 {
+			if r.ctx.Err() != nil {
+				return true, r.ctx.Err()
+			}
+			n := min(block, pos)
+			pos -= n
+			if _, err := rs.Seek(pos, io.SeekStart); err != nil {
+				return false, nil
+			}
+			if _, err := io.ReadFull(rs, buf[:n]); err != nil {
+				return true, err
+			}
+			chunk := buf[:n]
+			for i := len(chunk) - 1; i >= 0; i-- {
+				if chunk[i] != o.delim {
+					continue
+				}
+				if first && pos+int64(i) == size-1 {
+					continue // the last line's own delimiter
+				}
+				need--
+				if need == 0 {
+					start = pos + int64(i) + 1
+					pos = 0
+					break
+				}
+			}
+			first = false
+		}
+		if o.count == 0 {
+			start = size
+		}
+	}
+	if _, err := rs.Seek(start, io.SeekStart); err != nil {
+		return false, nil
+	}
+	_, err = io.Copy(r.out, &ctxReader{r: rs, ctx: r.ctx})
+	return true, err
+}
+
 func (r *run) tailOne(f io.Reader, o headTailOpts) error {
+	if done, err := r.tailSeek(f, o); done {
+		return err
+	}
 	data, err := r.readAll(f)
 	if err != nil {
 		return err
