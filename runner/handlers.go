@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"mvdan.cc/sh/v3/interp"
@@ -212,6 +213,13 @@ func (st *runState) execCommand(ctx context.Context, args []string, stdin io.Rea
 	if v, ok := command.EnvironFrom(ctx); ok {
 		environ = v
 	}
+	// A command writing into a pipe whose reader is gone stops quietly
+	// with 141, as a GNU tool killed by SIGPIPE does under bash.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pipeOut := &epipeWriter{w: stdout, cancel: cancel}
+	stdout = pipeOut
+	stderr = &quietAfterEPIPE{w: stderr, p: pipeOut}
 	env := &command.Env{Args: args, Stdin: stdin, Stdout: stdout, Stderr: stderr, Dir: dir,
 		FS: st.fsFor(dir, stdin, stdout, stderr), Environ: environ,
 		HasCommand: func(n string) bool { _, ok := st.table[n]; return ok }}
@@ -232,7 +240,41 @@ func (st *runState) execCommand(ctx context.Context, args []string, stdin io.Rea
 		}
 		return st.execCommand(ctx, a, in, o, e, environ, dir)
 	}
-	return spec.Func(ctx, env)
+	code := spec.Func(ctx, env)
+	if pipeOut.broken.Load() {
+		return 141
+	}
+	return code
+}
+
+// epipeWriter notes a write into a closed pipe and stops the command.
+type epipeWriter struct {
+	w      io.Writer
+	cancel context.CancelFunc
+	broken atomic.Bool
+}
+
+func (e *epipeWriter) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	if err != nil && errors.Is(err, syscall.EPIPE) {
+		e.broken.Store(true)
+		e.cancel()
+	}
+	return n, err
+}
+
+// quietAfterEPIPE drops the diagnostics of a command whose output pipe
+// broke ("write error: Broken pipe"), which bash never shows.
+type quietAfterEPIPE struct {
+	w io.Writer
+	p *epipeWriter
+}
+
+func (q *quietAfterEPIPE) Write(p []byte) (int, error) {
+	if q.p.broken.Load() {
+		return len(p), nil
+	}
+	return q.w.Write(p)
 }
 
 // execBuiltin runs a shell builtin for a command that runs others (xargs

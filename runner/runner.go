@@ -52,6 +52,9 @@ type Limits struct {
 	// MaxMemoryBytes stops the command when the Go heap grows past it. It
 	// watches the whole process, so it suits a worker process (or a test).
 	MaxMemoryBytes uint64
+	// MaxCPUTime is the worker's CPU rlimit (Confine only); zero means
+	// twice WallTime.
+	MaxCPUTime time.Duration
 }
 
 func (l Limits) withDefaults() Limits {
