@@ -141,17 +141,19 @@ func (db *DB) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return rank(kinds[order[a]]) < rank(kinds[order[b]]) })
-	victims := make([]BlobInfo, len(order))
-	for i, j := range order {
-		victims[i] = rep.Garbage[j]
+	victims := make([]BlobInfo, 0, len(order))
+	for _, j := range order {
+		if kinds[j] != objGone {
+			victims = append(victims, rep.Garbage[j])
+		}
 	}
 	for i, g := range victims {
 		if err := ctx.Err(); err != nil {
-			return rep, fmt.Errorf("meta: gc: %w after deleting %d of %d blobs", err, rep.Deleted, len(rep.Garbage))
+			return rep, fmt.Errorf("meta: gc: %w after deleting %d of %d blobs", err, rep.Deleted, len(victims))
 		}
 		ran, err := db.guard.deleteUnlessProtected(g.Digest, func() error { return db.store.Delete(ctx, g.Digest) })
 		if err != nil {
-			return rep, fmt.Errorf("meta: gc: deleting %s: %w (deleted %d of %d blobs; the rest are still garbage)", g.Digest.Short(), err, rep.Deleted, len(rep.Garbage))
+			return rep, fmt.Errorf("meta: gc: deleting %s: %w (deleted %d of %d blobs; the rest are still garbage)", g.Digest.Short(), err, rep.Deleted, len(victims))
 		}
 		if ran {
 			rep.Deleted++
@@ -160,7 +162,7 @@ func (db *DB) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 			rep.Skipped++
 		}
 		if opts.Progress != nil {
-			opts.Progress(i+1, len(rep.Garbage))
+			opts.Progress(i+1, len(victims))
 		}
 	}
 	return rep, nil

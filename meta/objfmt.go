@@ -40,6 +40,7 @@ const (
 	objRevision
 	objSettings
 	objTombstone
+	objGone // deleted between listing and reading
 )
 
 func classify(head []byte) objectKind {

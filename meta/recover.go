@@ -81,7 +81,7 @@ func Recover(ctx context.Context, path string, store objects.Store, opts Recover
 	manifests := map[string][]*Revision{} // by workspace ID
 	for i, info := range infos {
 		k := kinds[i]
-		if k == objOther || k == objTree {
+		if k == objOther || k == objTree || k == objGone {
 			if k == objTree {
 				rep.Trees++
 			}
@@ -292,6 +292,11 @@ func classifyAll(ctx context.Context, store objects.Store, infos []objects.Info,
 			defer wg.Done()
 			for i := range next {
 				k, err := classifyBlob(ctx, store, infos[i])
+				if errors.Is(err, objects.ErrNotFound) {
+					// Deleted since the listing (a failed operation's
+					// clean-up): nothing to classify.
+					k, err = objGone, nil
+				}
 				mu.Lock()
 				if err != nil && first == nil {
 					first = err
