@@ -180,6 +180,19 @@ func (s *Server) Close(ctx context.Context) error {
 	return err
 }
 
+// Handle adds an endpoint (pattern as http.ServeMux takes it, under
+// "/v1/"): the extension point for the runner's endpoints (command queue,
+// streamed output). Call it before Start.
+func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+
+// DB returns the database the server owns.
+func (s *Server) DB() *meta.DB { return s.cfg.DB }
+
+// LockWorkspace serialises work on one workspace with the server's own
+// changes to it (restore, put, import, quota, rm); it returns the unlock.
+// Commands of the runner hold it while they run.
+func (s *Server) LockWorkspace(ws string) (unlock func()) { return s.lockWorkspace(ws) }
+
 // lockWorkspace serialises the calls that touch one workspace. (The
 // runner's per-workspace FIFO queue belongs here.)
 func (s *Server) lockWorkspace(ws string) func() {
