@@ -286,7 +286,7 @@ func (t *tarrer) create(members []string) {
 }
 
 func (t *tarrer) add(tw *tar.Writer, src, name string, top bool, links map[[2]uint64]string, archiveAbs string) {
-	if done(t.ctx) || t.excluded(name) {
+	if done(t.ctx) || t.o.failed() || t.excluded(name) {
 		return
 	}
 	p := t.at(src)
