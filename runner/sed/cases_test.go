@@ -203,6 +203,8 @@ var handCases = []sedCase{
 	tc("a\x80b\n", "s/\\(.\\)/\\1\\1/g"), tc("a\x80b\xc3\n", "y/a/b/;l"), tc("a\x80b\n", "-E", "s/(a|\\x80)+/<&>/g"),
 	tf(map[string]string{"d/x": "1\n"}, "", "p", "d"), tf(map[string]string{"d/x": "1\n"}, "", "-i", "p", "d"),
 	tf(map[string]string{"d/x": "1\n"}, "", "-n", "$p", "d/x", "d"),
+	tc("ab\n", "-e", "s/(a)/[\\1]/", "-E"), tc("ab\n", "s/(a)/[\\1]/", "-E"), tc("ab\n", "-E", "-e", "s/(a)/[\\1]/", "-r"),
+	tc("(a)b\n", "-e", "s/(a)/[&]/", "-E", "-e", "s/(b)/<\\1>/"),
 	tc("x\n", "2,1!d"), tc("x\n", "=;="), tc("x\n", ";;p;;"), tc("x\n", "\n\np\n\n"), tc("x\n", "{;p;}"), tc("x\n", "{p}}"),
 }
 

@@ -12,7 +12,10 @@
 // -E -r --regexp-extended; -i[SUFFIX] --in-place[=SUFFIX]; -s --separate;
 // -z --null-data --zero-terminated; -l N --line-length=N; -u --unbuffered;
 // -b --binary; --posix; --follow-symlinks; --sandbox; --debug; --help;
-// --version. A first script line starting with "#n" acts as -n.
+// --version. A first script line starting with "#n" acts as -n. As in
+// GNU, -e and -f pieces are compiled when they are read, so a later -E
+// does not apply to them. --follow-symlinks makes -i edit (and F name) a
+// link's target; without it -i replaces the link by a regular file.
 //
 // Exit status: 0; 1 for a script or usage error; 2 when an input file
 // could not be read (the others are still processed); 4 for an I/O error,
@@ -73,9 +76,10 @@
 //
 // # Deliberate differences from GNU sed
 //
-//   - The e command and the e flag of s are refused when the script is
-//     compiled: "sed: the e command runs host programs and is not
-//     available in wsfs", status 1.
+//   - The e command and the e flag of s are refused once the script has
+//     compiled (so errors GNU reports first still come first): "sed: the
+//     e command runs host programs and is not available in wsfs",
+//     status 1.
 //   - File names in r, R, w, W, s///w, -f and the input files go through
 //     the runner's confined view: files outside it do not exist (r reads
 //     nothing, w fails with status 4).
@@ -84,9 +88,8 @@
 //     on "é" gives "-é-" here, invalid UTF-8 in GNU).
 //   - --posix and POSIXLY_CORRECT only change N at the end of input (it
 //     then quits without printing); the GNU extensions stay enabled.
-//   - --follow-symlinks, -u, -b and --debug are accepted and change
-//     nothing (-u flushes output after every line); -i replaces a symlink
-//     by a regular file, as GNU does without --follow-symlinks.
+//   - -b and --debug are accepted and change nothing; -u flushes the
+//     output after every line.
 //   - The usage text ends with a note about wsfs instead of GNU's links;
 //     --version names this implementation.
 //   - Matching is always UTF-8 (GNU's C.UTF-8 locale); the l command

@@ -110,6 +110,10 @@ type chunk struct {
 	text  string
 	file  string // name for -f chunks
 	index int    // expression number for -e chunks
+	// GNU compiles -e and -f pieces while it reads the options, so a
+	// later -E does not apply to them.
+	ere     bool
+	atParse bool
 }
 
 type parser struct {
@@ -194,8 +198,13 @@ func (p *parser) where() string {
 
 // compile parses the chunks of a script into a program.
 func (p *parser) compile() error {
+	ere := p.ere
 	for p.ci = 0; p.ci < len(p.chunks); p.ci++ {
 		p.s, p.pos, p.line = p.chunks[p.ci].text, 0, 1
+		p.ere = ere
+		if p.chunks[p.ci].atParse {
+			p.ere = p.chunks[p.ci].ere
+		}
 		if p.ci == 0 && strings.HasPrefix(p.s, "#n") {
 			p.quiet = true
 		}

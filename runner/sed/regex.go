@@ -784,7 +784,8 @@ func hasWordAssertion(n *reNode) bool {
 	return false
 }
 
-// useGo reports whether b can be searched with the Go translation.
+// useGo reports whether b can be searched with the Go translation
+// without a second look: Go's \b only knows ASCII word characters.
 func (rx *regex) useGo(b []byte) bool {
 	if rx.re == nil {
 		return false
@@ -795,12 +796,15 @@ func (rx *regex) useGo(b []byte) bool {
 				return false
 			}
 		}
-		return true
 	}
-	// Go reads an invalid byte as U+FFFD, which . matches; in GNU sed
-	// nothing but the byte itself does.
-	return utf8.Valid(b)
+	return true
 }
+
+// goMatchTrusted reports whether a match Go found in b stands: Go reads an
+// invalid byte as U+FFFD, which . and [^…] match, while in GNU sed nothing
+// but the byte itself does. A line without a Go match has no GNU match
+// either (GNU's characters match a subset), so only matches are checked.
+func goMatchTrusted(b []byte) bool { return utf8.Valid(b) }
 
 // compileRegex compiles a GNU BRE (or ERE) with sed's I and M flags.
 //
@@ -1074,7 +1078,12 @@ func (rx *regex) match(b []byte, stop func() bool) bool {
 	case rx.lit != nil:
 		return bytes.Contains(b, rx.lit)
 	case rx.useGo(b):
-		return rx.re.Match(b)
+		if !rx.re.Match(b) {
+			return false
+		}
+		if goMatchTrusted(b) {
+			return true
+		}
 	}
 	var caps [2]int
 	return rx.bt.find(b, 0, caps[:], stop) && caps[0] >= 0
@@ -1105,12 +1114,18 @@ func (rx *regex) eachMatch(b []byte, limit int, caps []int, stop func() bool, fn
 		}
 		return nil
 	case rx.useGo(b):
-		for _, m := range rx.re.FindAllSubmatchIndex(b, limit) {
-			if !fn(m) {
-				return nil
-			}
+		ms := rx.re.FindAllSubmatchIndex(b, limit)
+		if len(ms) == 0 {
+			return nil
 		}
-		return nil
+		if goMatchTrusted(b) {
+			for _, m := range ms {
+				if !fn(m) {
+					return nil
+				}
+			}
+			return nil
+		}
 	}
 	pos, seen, prevEnd := 0, 0, -1
 	for pos <= len(b) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"strconv"
@@ -42,6 +43,7 @@ type options struct {
 	posix    bool
 	sandbox  bool
 	unbuf    bool
+	follow   bool // --follow-symlinks
 	chunks   []chunk
 	files    []string
 	closers  []io.Closer
@@ -107,7 +109,7 @@ func parseArgs(env *command.Env, args []string) (*options, int, error) {
 	exprs := 0
 	addExpr := func(s string) {
 		exprs++
-		o.chunks = append(o.chunks, chunk{text: s, index: exprs})
+		o.chunks = append(o.chunks, chunk{text: s, index: exprs, ere: o.ere, atParse: true})
 	}
 	addFile := func(name string) error {
 		var data []byte
@@ -127,7 +129,7 @@ func parseArgs(env *command.Env, args []string) (*options, int, error) {
 		}
 		text := string(data)
 		text = strings.TrimSuffix(text, "\n")
-		o.chunks = append(o.chunks, chunk{text: text, file: name})
+		o.chunks = append(o.chunks, chunk{text: text, file: name, ere: o.ere, atParse: true})
 		return nil
 	}
 	for i := 0; i < len(args); i++ {
@@ -191,6 +193,8 @@ func parseArgs(env *command.Env, args []string) (*options, int, error) {
 				o.separate = true
 			case "unbuffered":
 				o.unbuf = true
+			case "follow-symlinks":
+				o.follow = true
 			case "posix":
 				o.posix = true
 			case "sandbox":
@@ -258,6 +262,7 @@ func parseArgs(env *command.Env, args []string) (*options, int, error) {
 			return nil, 1, &usageError{}
 		}
 		addExpr(operands[0])
+		o.chunks[0].atParse = false // compiled after all options, as in GNU
 		operands = operands[1:]
 	}
 	o.files = operands
@@ -352,7 +357,7 @@ func Run(ctx context.Context, env *command.Env) int {
 		holdChomped: true,
 	}
 	m.stopFn = m.stop
-	m.in = &input{env: env, names: opts.files, sep: opts.sep, separate: opts.separate, onOpen: m.resetForFile}
+	m.in = &input{env: env, names: opts.files, sep: opts.sep, separate: opts.separate, onOpen: m.resetForFile, follow: opts.follow}
 	if len(m.in.names) == 0 {
 		m.in.names = []string{"-"}
 	}
@@ -416,6 +421,9 @@ func (m *machine) runInPlace() int {
 		if name == "-" {
 			env.Errorf("couldn't edit -: not a regular file")
 			return 4
+		}
+		if m.opts.follow {
+			name = followSymlinks(env.FS, name)
 		}
 		fi, err := env.FS.Stat(name)
 		if err != nil {
@@ -485,6 +493,27 @@ func (m *machine) runInPlace() int {
 	return status
 }
 
+// followSymlinks resolves name through its chain of symbolic links the
+// way GNU's follow_symlink does: a relative target is taken from the
+// link's folder, and the result keeps the form the user gave.
+func followSymlinks(fsys command.FS, name string) string {
+	for hops := 0; hops < 40; hops++ {
+		fi, err := fsys.Lstat(name)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return name
+		}
+		target, err := fsys.Readlink(name)
+		if err != nil {
+			return name
+		}
+		if !path.IsAbs(target) && path.Dir(name) != "." {
+			target = path.Join(path.Dir(name), target)
+		}
+		name = target
+	}
+	return name
+}
+
 func backupName(abs, suffix string) string {
 	if !strings.Contains(suffix, "*") {
 		return abs + suffix
@@ -509,6 +538,7 @@ type input struct {
 	separate bool
 	lineNo   int
 	onOpen   func() // called when a file opens with -s or -i
+	follow   bool   // --follow-symlinks: read and name the link's target
 	status2  int    // 2 when an input file could not be read
 	buf      []byte
 }
@@ -521,6 +551,9 @@ func (in *input) open() bool {
 		if name == "-" {
 			in.r, in.f, in.rName = bufio.NewReaderSize(in.env.Stdin, 64<<10), nil, "-"
 		} else {
+			if in.follow {
+				name = followSymlinks(in.env.FS, name)
+			}
 			f, err := in.env.FS.Open(name)
 			if err != nil {
 				in.env.Errorf("can't read %s: %s", name, command.Strerror(err))

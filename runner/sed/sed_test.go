@@ -156,3 +156,22 @@ func TestCommandsSpec(t *testing.T) {
 		t.Errorf("--help: %d %q", code, out.String())
 	}
 }
+
+func TestFollowSymlinks(t *testing.T) {
+	sb := commandtest.New(t)
+	sb.WriteFiles(t, map[string]string{"real/f.txt": "one\n"})
+	if err := os.Symlink("real/f.txt", filepath.Join(sb.Workspace, "link")); err != nil {
+		t.Fatal(err)
+	}
+	r := sb.Run(context.Background(), Run, "", "sed", "-i", "--follow-symlinks", "s/one/two/;F", "link")
+	data, _ := os.ReadFile(filepath.Join(sb.Workspace, "real", "f.txt"))
+	fi, err := os.Lstat(filepath.Join(sb.Workspace, "link"))
+	if r.Code != 0 || string(data) != "real/f.txt\ntwo\n" || err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("--follow-symlinks: %+v, target %q, link %v %v", r, data, fi, err)
+	}
+	r = sb.Run(context.Background(), Run, "", "sed", "-i", "s/two/three/", "link")
+	fi, err = os.Lstat(filepath.Join(sb.Workspace, "link"))
+	if r.Code != 0 || err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("-i without --follow-symlinks should replace the link by a file: %+v %v %v", r, fi, err)
+	}
+}
