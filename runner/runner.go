@@ -192,7 +192,7 @@ func Run(ctx context.Context, cfg Config) Result {
 	st := &runState{cfg: cfg, lim: lim, fsys: fsys, table: cfg.Commands, stderr: stderrTail,
 		open: map[*trackedFile]struct{}{}, hitOnce: map[string]bool{}, funcs: declaredFuncs(prog)}
 	if st.table == nil {
-		st.table = DefaultCommands()
+		st.table = defaultTable()
 	}
 	defer st.closeAll()
 
@@ -295,11 +295,10 @@ var unsetTMPDIR = func() *syntax.Stmt {
 // any path in that folder with the host's open, bypassing the handlers.
 const noFIFOs = "TMPDIR=/dev/wsfs-no-fifos"
 
-// newInterp builds an interpreter with every handler confined.
+// newInterp builds an interpreter with every handler confined. A nil
+// stdin reads as empty (and spares the interpreter a pipe and a goroutine
+// to feed it).
 func (st *runState) newInterp(env []string, stdin io.Reader, stdout, stderr io.Writer) (*interp.Runner, error) {
-	if stdin == nil {
-		stdin = strings.NewReader("")
-	}
 	return interp.New(
 		interp.Env(expand.ListEnviron(env...)),
 		interp.StdIO(stdin, stdout, stderr),

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"sync"
+
 	"github.com/wsfs/wsfs/runner/awk"
 	"github.com/wsfs/wsfs/runner/command"
 	"github.com/wsfs/wsfs/runner/coreutils"
@@ -38,6 +40,9 @@ func DefaultCommands() map[string]command.Spec {
 	}
 	return t
 }
+
+// defaultTable is DefaultCommands built once; Run only reads it.
+var defaultTable = sync.OnceValue(DefaultCommands)
 
 // NotAvailableYet lists the names the runner reserves for commands still
 // to come; running one says so (status 127), never runs a host program.
