@@ -141,3 +141,86 @@ func TestGNUDiffRandom(t *testing.T) {
 	}
 	diffCases(t, cases)
 }
+
+// TestGNUGeneratedFields runs random cut lists, tr sets and uniq options.
+func TestGNUGeneratedFields(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	table := randomTable(rng, 12, ":") + randomTable(rng, 4, "")
+	var cases []gnuCase
+	randList := func() string {
+		var items []string
+		for k := 1 + rng.Intn(3); k > 0; k-- {
+			a, b := 1+rng.Intn(6), 1+rng.Intn(6)
+			switch rng.Intn(4) {
+			case 0:
+				items = append(items, fmt.Sprint(a))
+			case 1:
+				items = append(items, fmt.Sprintf("%d-", a))
+			case 2:
+				items = append(items, fmt.Sprintf("-%d", b))
+			default:
+				items = append(items, fmt.Sprintf("%d-%d", min(a, b), max(a, b)))
+			}
+		}
+		return strings.Join(items, ",")
+	}
+	for i := 0; i < 70; i++ {
+		var args []string
+		switch rng.Intn(3) {
+		case 0:
+			args = append(args, "-c", randList())
+		case 1:
+			args = append(args, "-b", randList())
+		default:
+			args = append(args, "-d:", "-f", randList())
+			if rng.Intn(3) == 0 {
+				args = append(args, "-s")
+			}
+		}
+		if rng.Intn(4) == 0 {
+			args = append(args, "--complement")
+		}
+		if rng.Intn(4) == 0 {
+			args = append(args, "--output-delimiter=|")
+		}
+		cases = append(cases, gnuCase{line: "cut " + strings.Join(args, " "), stdin: table})
+	}
+	sets := []string{"a-z", "A-Z", "[:lower:]", "[:upper:]", "[:digit:]", "[:space:]", "[:punct:]", "[:alnum:]", "abc", "xyz", ":", "0-9", "a-fA-F", "\\n", "\\t ", "[x*3]"}
+	for i := 0; i < 70; i++ {
+		s1, s2 := sets[rng.Intn(len(sets)-1)], sets[rng.Intn(len(sets))]
+		var flags string
+		switch rng.Intn(5) {
+		case 0:
+			flags = "-d '" + s1 + "'"
+		case 1:
+			flags = "-s '" + s1 + "'"
+		case 2:
+			flags = "-c '" + s1 + "' '" + s2 + "'"
+		case 3:
+			flags = "-ds '" + s1 + "' '" + s2 + "'"
+		default:
+			flags = "'" + s1 + "' '" + s2 + "'"
+		}
+		cases = append(cases, gnuCase{line: "tr " + flags, stdin: table + "Hello, World 123!\n\n\n  x\t\ty\n"})
+	}
+	dups := "a\na\nA\nb b\nb  b\nc x\nd x\nd x\n\n\ne 1 f\ne 2 f\n"
+	for i := 0; i < 50; i++ {
+		var args []string
+		for _, f := range []string{"-c", "-d", "-u", "-i", "-D"} {
+			if rng.Intn(4) == 0 {
+				args = append(args, f)
+			}
+		}
+		if rng.Intn(3) == 0 {
+			args = append(args, fmt.Sprintf("-f%d", rng.Intn(3)))
+		}
+		if rng.Intn(3) == 0 {
+			args = append(args, fmt.Sprintf("-s%d", rng.Intn(3)))
+		}
+		if rng.Intn(3) == 0 {
+			args = append(args, fmt.Sprintf("-w%d", rng.Intn(3)))
+		}
+		cases = append(cases, gnuCase{line: strings.TrimSpace("uniq " + strings.Join(args, " ")), stdin: dups})
+	}
+	diffCases(t, cases)
+}

@@ -283,6 +283,22 @@ func Tr(ctx context.Context, env *command.Env) int {
 			}
 		}
 		set2 = expandTr(e2, len(set1))
+		if translating && !truncate && len(set1) > len(set2) && len(e2) > 0 && e2[len(e2)-1].kind == 'k' {
+			env.Errorf("when translating with string1 longer than string2,\nthe latter string must not end with a character class")
+			return 1
+		}
+		hasClass := false
+		for _, e := range e1 {
+			hasClass = hasClass || e.kind == 'k'
+		}
+		if translating && complement && hasClass {
+			for _, c := range set2 {
+				if c != set2[0] {
+					env.Errorf("when translating with complemented character classes,\nstring2 must map all characters in the domain to one")
+					return 1
+				}
+			}
+		}
 	}
 	var xlate [256]byte
 	for i := range xlate {

@@ -22,7 +22,7 @@ func Uniq(ctx context.Context, env *command.Env) int {
 	if !ok {
 		return st
 	}
-	var count, repeated, unique, ignoreCase bool
+	var countMode, repeated, unique, ignoreCase bool
 	allRepeated := ""
 	skipFields, skipChars, checkChars := 0, 0, -1
 	delim := byte('\n')
@@ -37,7 +37,7 @@ func Uniq(ctx context.Context, env *command.Env) int {
 	for _, f := range flags {
 		switch f.key {
 		case "count":
-			count = true
+			countMode = true
 		case "repeated":
 			repeated = true
 		case "all-repeated":
@@ -73,7 +73,7 @@ func Uniq(ctx context.Context, env *command.Env) int {
 			return 1
 		}
 	}
-	if allRepeated != "" && count {
+	if allRepeated != "" && countMode {
 		return r.usage(1, "printing all duplicated lines and repeat counts is meaningless")
 	}
 	if len(operands) > 2 {
@@ -122,56 +122,70 @@ func Uniq(ctx context.Context, env *command.Env) int {
 		}
 		return bytes.Equal(a, b)
 	}
-	lr := newLineReader(f, delim)
-	var prev []byte
-	have := false
-	n := 0
-	groups := 0
-	emit := func(line []byte, n int) {
-		if allRepeated != "" {
+	// GNU's state machine: which lines print depends on three switches
+	// that -d, -D and -u turn off or on.
+	outUnique, outFirst, outLater := true, true, false
+	if repeated {
+		outUnique = false
+	}
+	if allRepeated != "" {
+		outUnique, outLater = false, true
+	}
+	if unique {
+		outFirst = false
+	}
+	writeLine := func(line []byte, match bool, count int) {
+		show := outLater
+		switch {
+		case count == 0:
+			show = outUnique
+		case !match:
+			show = outFirst
+		}
+		if !show {
 			return
 		}
-		if (repeated && n < 2) || (unique && n > 1) {
-			return
-		}
-		if count {
-			fmt.Fprintf(w, "%7d ", n)
+		if countMode {
+			fmt.Fprintf(w, "%7d ", count+1)
 		}
 		w.Write(line)
 		w.Write([]byte{delim})
 	}
-	for {
-		if r.stopped() {
-			break
-		}
-		line, _, ok := lr.next()
-		if !ok {
-			break
-		}
-		if have && same(key(prev), key(line)) {
-			n++
-			if allRepeated != "" {
-				if n == 2 {
-					if allRepeated == "prepend" || (allRepeated == "separate" && groups > 0) {
+	lr := newLineReader(f, delim)
+	first, _, ok := lr.next()
+	if ok {
+		prev := append([]byte(nil), first...)
+		matchCount := 0
+		firstDelimiter := true
+		for !r.stopped() {
+			line, _, ok := lr.next()
+			if !ok {
+				break
+			}
+			match := same(key(prev), key(line))
+			if match {
+				matchCount++
+			}
+			if allRepeated == "prepend" || allRepeated == "separate" {
+				if !match {
+					if matchCount > 0 {
+						firstDelimiter = false
+					}
+				} else if matchCount == 1 {
+					if allRepeated == "prepend" || !firstDelimiter {
 						w.Write([]byte{delim})
 					}
-					groups++
-					w.Write(prev)
-					w.Write([]byte{delim})
 				}
-				w.Write(line)
-				w.Write([]byte{delim})
 			}
-			continue
+			if !match || outLater {
+				writeLine(prev, match, matchCount)
+				prev = append(prev[:0], line...)
+				if !match {
+					matchCount = 0
+				}
+			}
 		}
-		if have {
-			emit(prev, n)
-		}
-		prev = append(prev[:0], line...)
-		have, n = true, 1
-	}
-	if have {
-		emit(prev, n)
+		writeLine(prev, false, matchCount)
 	}
 	status := 0
 	if lr.err != nil {
