@@ -753,4 +753,3 @@ func collatingElement(name string) (rune, bool) {
 	r, ok := names[name]
 	return r, ok
 }
-
