@@ -224,3 +224,53 @@ func TestGNUGeneratedFields(t *testing.T) {
 	}
 	diffCases(t, cases)
 }
+
+// TestGNUGeneratedNumbers runs random seq ranges and fold/expand widths.
+func TestGNUGeneratedNumbers(t *testing.T) {
+	rng := rand.New(rand.NewSource(13))
+	num := func() string {
+		n := rng.Intn(40) - 10
+		switch rng.Intn(4) {
+		case 0:
+			return fmt.Sprintf("%d.%d", n, rng.Intn(100))
+		case 1:
+			return fmt.Sprintf("%d.5", n)
+		}
+		return fmt.Sprint(n)
+	}
+	var cases []gnuCase
+	for i := 0; i < 60; i++ {
+		args := []string{"seq"}
+		if rng.Intn(3) == 0 {
+			args = append(args, "-w")
+		}
+		if rng.Intn(5) == 0 {
+			args = append(args, "-s,")
+		}
+		switch rng.Intn(3) {
+		case 0:
+			args = append(args, num())
+		case 1:
+			args = append(args, num(), num())
+		default:
+			step := []string{"1", "2", "0.5", "0.25", "-1", "-0.5", "3", "0.1"}[rng.Intn(8)]
+			args = append(args, num(), step, num())
+		}
+		cases = append(cases, gnuCase{line: strings.Join(args, " ")})
+	}
+	text := "the quick\tbrown fox jumps over the lazy dog\n\tindented\ttabs\there\nshort\n" + strings.Repeat("x", 50) + "\n  spaced   out   words  \n"
+	for i := 0; i < 40; i++ {
+		w := 1 + rng.Intn(30)
+		switch rng.Intn(4) {
+		case 0:
+			cases = append(cases, gnuCase{line: fmt.Sprintf("fold -w %d", w), stdin: text})
+		case 1:
+			cases = append(cases, gnuCase{line: fmt.Sprintf("fold -s -w %d", w), stdin: text})
+		case 2:
+			cases = append(cases, gnuCase{line: fmt.Sprintf("expand -t %d", 1+rng.Intn(9)), stdin: text})
+		default:
+			cases = append(cases, gnuCase{line: fmt.Sprintf("unexpand -t %d", 1+rng.Intn(9)), stdin: text})
+		}
+	}
+	diffCases(t, cases)
+}
