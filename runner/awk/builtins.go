@@ -554,6 +554,11 @@ func (in *interp) sprintf(format string, args []value) string {
 		case 'o', 'x', 'X', 'u':
 			orig := nextArg().toNum()
 			n := math.Trunc(orig)
+			if n == 0 && prec == 0 && (orig != 0 || strings.Contains(fl, "#")) {
+				// gawk prints 0.1 (or 0 with "#") at "%.0x" as "0", and
+				// a true zero as "".
+				prec = 1
+			}
 			if orig == 0 {
 				// gawk adds no "#" prefix to a true zero (but does to 0.1).
 				fl = strings.ReplaceAll(fl, "#", "")

@@ -131,13 +131,14 @@ func TestGeneratedCorpus(t *testing.T) {
 // precisions) over a spread of values, and number-to-string output.
 func TestGeneratedPrintf(t *testing.T) {
 	gawk := gawkPath(t)
-	r := rand.New(rand.NewSource(7))
+	seed, count := corpusSize(7, 400)
+	r := rand.New(rand.NewSource(seed))
 	values := []string{"0", "1", "-1", "42", "-42.75", "3.14159265", "1e10", "-1e-10", "123456789012", "0.000123456",
 		"2^53", "-2^31", "1e300", "255", "65", `"abc"`, `"héllo"`, `""`, `"12abc"`, "$1", "$2", "$3", "1/3", "100000", "999999.5"}
 	convs := "dioxXucseEfFgG"
 	var b strings.Builder
 	b.WriteString("{\n")
-	for i := 0; i < 400; i++ {
+	for i := 0; i < count; i++ {
 		var spec strings.Builder
 		spec.WriteByte('%')
 		for _, f := range []string{"-", "+", " ", "#", "0"} {

@@ -141,6 +141,17 @@ func formatG(n float64, prec int, alt, upper bool) string {
 	exp, _ := strconv.Atoi(e[i+1:])
 	var s string
 	if exp < -4 || exp >= prec {
+		if alt && exp == prec {
+			// Rounding carried into a new digit (999999.5 at %#g): glibc
+			// keeps the precision the unrounded number would have had in
+			// %f style, so the mantissa has fewer digits ("1.e+06").
+			ex := strconv.FormatFloat(n, 'e', -1, 64)
+			raw, _ := strconv.Atoi(ex[strings.LastIndexByte(ex, 'e')+1:])
+			if raw < exp {
+				e = strconv.FormatFloat(n, 'e', prec-1-raw, 64)
+				i = strings.LastIndexByte(e, 'e')
+			}
+		}
 		mant := e[:i]
 		if !alt {
 			mant = trimZeros(mant)
