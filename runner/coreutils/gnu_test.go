@@ -699,7 +699,8 @@ func TestGNUFindDuTar(t *testing.T) {
 	for _, a := range []string{
 		"tar cf x.tar d", "tar cvf x.tar d a.txt", "tar -cf x.tar d", "tar -czf x.tgz d", "tar cf x.tar nope", "tar cf x.tar",
 		"tar", "tar tf", "tar xf nope.tar", "tar -c -f x.tar -C d sub", "tar cf x.tar link dlink", "tar cf x.tar ./d/../a.txt",
-		"tar --bogus", "tar -cx",
+		"tar --bogus", "tar -cx", "tar cf x.tar -C d big.bin -C sub deep", "tar cf x.tar a.txt -C d big.bin", "tar -C d -cf x.tar sub",
+		"tar cf x.tar -C d . ",
 	} {
 		cases = append(cases, gnuCase{setup: treeSetup, args: words(a), after: stateTimes, mask: func(s string) string { return sortLines(ownerMask(hostOwner(t))(s)) }})
 	}

@@ -57,6 +57,9 @@ type cmdline struct {
 	usageCode int  // exit status of a usage error; 1 if 0
 	usage     string
 	try       string // the line after a usage error, if not GNU's usual one
+	// onOperand, when set, sees each operand in order among the options
+	// (tar's -C applies to the members after it).
+	onOperand func(string)
 }
 
 // parse returns the operands, or ok=false and the exit status after a usage
@@ -67,6 +70,11 @@ func (c *cmdline) parse() (operands []string, code int, ok bool) {
 		a := args[i]
 		switch {
 		case a == "--":
+			if c.onOperand != nil {
+				for _, o := range args[i+1:] {
+					c.onOperand(o)
+				}
+			}
 			return append(operands, args[i+1:]...), 0, true
 		case strings.HasPrefix(a, "--"):
 			name, val, hasVal := strings.Cut(a[2:], "=")
@@ -118,6 +126,9 @@ func (c *cmdline) parse() (operands []string, code int, ok bool) {
 				return append(operands, args[i:]...), 0, true
 			}
 			operands = append(operands, a)
+			if c.onOperand != nil {
+				c.onOperand(a)
+			}
 		}
 	}
 	return operands, 0, true

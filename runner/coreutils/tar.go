@@ -61,7 +61,14 @@ func tarOptions(f *tarFlags, modeErr *string) []option {
 		act("p", "preserve-permissions", func() {}),
 		act("", "same-owner", func() {}),
 		act("", "no-same-permissions", func() {}),
-		valued("C", "directory", func(v string) error { f.dir = v; return nil }),
+		valued("C", "directory", func(v string) error {
+			// Each -C is relative to the one before, as GNU's chdir.
+			if f.dir != "" && !path.IsAbs(v) {
+				v = joinPath(f.dir, v)
+			}
+			f.dir = v
+			return nil
+		}),
 		valued("", "strip-components", func(v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
@@ -120,8 +127,10 @@ func runTar(ctx context.Context, env *command.Env) int {
 	}
 	sub := *env
 	sub.Args = append([]string{env.Args[0]}, expandOldTarArgs(env.Args[1:])...)
+	var memberDirs []string // the -C in effect for each member, in order
 	c := cmdline{env: &sub, usageCode: 64, usage: "tar [OPTION...] [FILE]...", opts: tarOptions(&f, &modeErr),
-		try: "Try 'tar --help' or 'tar --usage' for more information."}
+		try:       "Try 'tar --help' or 'tar --usage' for more information.",
+		onOperand: func(string) { memberDirs = append(memberDirs, f.dir) }}
 	members, code, ok := c.parse()
 	if !ok {
 		return code
@@ -143,7 +152,7 @@ func runTar(ctx context.Context, env *command.Env) int {
 			fmt.Fprintf(env.Stderr, "Try '%s --help' or '%s --usage' for more information.\n", env.Name(), env.Name())
 			return 2
 		}
-		t.create(members)
+		t.create(members, memberDirs)
 	default:
 		t.read(members)
 	}
@@ -236,7 +245,7 @@ func (t *tarrer) excluded(name string) bool {
 	return false
 }
 
-func (t *tarrer) create(members []string) {
+func (t *tarrer) create(members, dirs []string) {
 	var w io.Writer
 	if t.f.file == "-" {
 		w = t.o
@@ -269,9 +278,12 @@ func (t *tarrer) create(members []string) {
 	if t.f.file != "-" {
 		archiveAbs = t.env.FS.Abs(t.f.file)
 	}
-	for _, m := range members {
+	for i, m := range members {
 		if done(t.ctx) {
 			return
+		}
+		if i < len(dirs) {
+			t.f.dir = dirs[i]
 		}
 		t.add(tw, m, t.memberName(m), true, links, archiveAbs)
 	}
