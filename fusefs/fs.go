@@ -58,6 +58,7 @@ type FS struct {
 	mu         sync.Mutex
 	workspaces map[string]*workspace
 	tenants    map[string]bool // tenants made by mkdir that have no workspace yet
+	holds      map[string]int  // workspaces whose autocommit is paused
 
 	stop      chan struct{}
 	stopped   chan struct{}
@@ -108,7 +109,7 @@ func Mount(ctx context.Context, dir string, opts Options) (*FS, error) {
 	}
 	f := &FS{db: opts.DB, store: opts.DB.Store(), opts: opts, log: log, spoolDir: opts.SpoolDir, dir: abs,
 		uid: uint32(os.Getuid()), gid: uint32(os.Getgid()),
-		workspaces: map[string]*workspace{}, tenants: map[string]bool{},
+		workspaces: map[string]*workspace{}, tenants: map[string]bool{}, holds: map[string]int{},
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	f.ino.Store(firstDynamicIno)
 	if f.blobs, err = newBlobCache(f.store, filepath.Join(opts.SpoolDir, "blobs")); err != nil {
@@ -282,19 +283,17 @@ func (f *FS) Flush(ctx context.Context, name string) error {
 
 // Hold pauses the autocommit of a workspace until release is called.
 func (f *FS) Hold(name string) (release func()) {
-	ws, err := f.workspace(context.Background(), name)
-	if err != nil {
-		return func() {}
-	}
-	ws.mu.Lock()
-	ws.holds++
-	ws.mu.Unlock()
+	f.mu.Lock()
+	f.holds[name]++
+	f.mu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			ws.mu.Lock()
-			ws.holds--
-			ws.mu.Unlock()
+			f.mu.Lock()
+			if f.holds[name]--; f.holds[name] <= 0 {
+				delete(f.holds, name)
+			}
+			f.mu.Unlock()
 		})
 	}
 }
@@ -307,6 +306,16 @@ func (f *FS) Reload(ctx context.Context, name string) error {
 	ws, ok := f.workspaces[name]
 	f.mu.Unlock()
 	if !ok {
+		// Not loaded: the kernel may still cache "no such workspace"
+		// from before it was created.
+		if tenant, rest, found := strings.Cut(name, "/"); found {
+			if parent := f.tenantInode(tenant); parent != nil {
+				parent.NotifyEntry(rest)
+			}
+			if root := f.rootInode(); root != nil && f.opts.Workspace == "" {
+				root.NotifyEntry(tenant)
+			}
+		}
 		return nil
 	}
 	w, err := f.db.Get(ctx, name)
@@ -398,13 +407,13 @@ func (f *FS) autocommit() {
 		}
 		for _, name := range f.workspaceNames() {
 			f.mu.Lock()
-			ws := f.workspaces[name]
+			ws, held := f.workspaces[name], f.holds[name] > 0
 			f.mu.Unlock()
-			if ws == nil {
+			if ws == nil || held {
 				continue
 			}
 			ws.mu.Lock()
-			due := ws.root.dirty && ws.holds == 0 && time.Since(ws.changed) >= f.opts.QuietPeriod && !hasWriters(ws.root)
+			due := ws.root.dirty && time.Since(ws.changed) >= f.opts.QuietPeriod && !hasWriters(ws.root)
 			ws.mu.Unlock()
 			if !due {
 				continue
@@ -439,8 +448,10 @@ func (f *FS) logBlobError(ws, p string, d objects.Digest, err error) {
 // CleanStale detaches a FUSE mount left at dir by a process that died, so
 // a new mount can take its place. A live mount is left alone and reported.
 func CleanStale(dir string) error {
-	var st syscall.Stat_t
-	err := syscall.Stat(dir, &st)
+	// statfs always reaches the file system; stat may be answered from
+	// the kernel's attribute cache for a moment after the server died.
+	var st syscall.Statfs_t
+	err := syscall.Statfs(dir, &st)
 	if err == nil {
 		if mounted(dir) {
 			return fmt.Errorf("fusefs: %s is already a mount point that answers; unmount it first (wsfs umount %s)", dir, dir)

@@ -30,7 +30,6 @@ type workspace struct {
 	entries   int64 // live entries, the root included
 	bytes     int64 // live file bytes
 	changed   time.Time
-	holds     int
 	refusals  []Refusal
 	spoolDir  string
 	spoolSeq  uint64
