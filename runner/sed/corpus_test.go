@@ -187,7 +187,7 @@ func byteStepping(t *testing.T, sedPath string, c sedCase) bool {
 func TestGNUGeneratedCorpus(t *testing.T) {
 	t.Parallel()
 	sedPath := gnuSed(t)
-	n := 500
+	n := 400
 	if testing.Short() {
 		n = 200
 	}

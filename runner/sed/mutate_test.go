@@ -15,7 +15,7 @@ var absFile = regexp.MustCompile(`(^|[^\\a-zA-Z])[rRwW][ \t]*/|[a-zA-Z0-9]w[ \t]
 func TestGNUMutatedScripts(t *testing.T) {
 	t.Parallel()
 	sedPath := gnuSed(t)
-	n := 300
+	n := 250
 	if testing.Short() {
 		n = 100
 	}

@@ -94,7 +94,7 @@ func (g *regexGen) text() string {
 func TestGNURegexCorpus(t *testing.T) {
 	t.Parallel()
 	sedPath := gnuSed(t)
-	n := 400
+	n := 300
 	if testing.Short() {
 		n = 150
 	}
