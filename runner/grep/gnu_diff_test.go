@@ -249,6 +249,14 @@ var handCases = []handCase{
 	{"", `grep 'hello
 foo' a.txt`, ""},
 	{"", `grep -e '' c.txt`, ""},
+	{"", `grep -c -v -e '' a.txt b.txt`, ""},
+	{"", `grep -c -v -e '' -e x a.txt`, ""},
+	{"", `grep -c -v -x '' a.txt`, ""},
+	{"", `grep -L -v '' a.txt b.txt`, ""},
+	{"", `grep -L -f empty.txt a.txt missing.txt`, ""},
+	{"", `grep -rL -f empty.txt dir2`, ""},
+	{"", `grep -c -f empty.txt a.txt`, ""},
+	{"", `grep -q -v '' a.txt`, ""},
 	// files, stdin, directories
 	{"hello stdin\nbye\n", `grep hello`, ""},
 	{"hello stdin\nbye\n", `grep hello - a.txt`, ""},

@@ -96,6 +96,8 @@ type grep struct {
 	buf        []byte
 	implicitRd bool // -r with no operand: paths print without "./"
 	searched   int  // files (and stdin) read so far
+	// matchNothing: no line can be selected, so files are not read.
+	matchNothing bool
 	// listedNonMatching: -L printed a name (rg's success for it).
 	listedNonMatching bool
 	// rgBinaryExplicit: rg searches a named binary file (and says so);
@@ -149,9 +151,13 @@ func (g *grep) run() int {
 		o.after, o.before = 0, 0
 		g.contextOn = false
 	}
-	if o.maxCount == 0 || len(o.patterns) == 0 && !o.invert {
+	if o.maxCount == 0 {
 		return 1
 	}
+	// GNU sees that no line can be selected (no pattern at all, or -v of
+	// the empty pattern) and reads no file: only -L still names them.
+	g.matchNothing = len(o.patterns) == 0 && !o.invert ||
+		o.invert && len(o.patterns) == 1 && o.patterns[0] == "" && !o.wholeLine && !o.word
 	for _, f := range files {
 		if g.stopAll {
 			break

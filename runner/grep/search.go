@@ -41,6 +41,12 @@ type fileSearch struct {
 func (g *grep) searchReader(name string, r io.Reader) {
 	g.searched++
 	s := &fileSearch{g: g, name: name, eol: g.eng.eol, lineno: 1, lastPrintedEnd: -1}
+	if g.matchNothing {
+		if g.o.listNonMatching {
+			s.finish()
+		}
+		return
+	}
 	if g.o.initialTab {
 		s.numWidth = tabNumberWidth(r)
 	}
@@ -302,6 +308,9 @@ func (s *fileSearch) selectedRecord(ls, le int) {
 	default:
 		s.printRecord(ls, le, ':')
 	}
+	// GNU's "used": a later group gets its separator even when -o printed
+	// nothing for this one.
+	g.anyOutput = true
 	s.pendingAfter = o.after
 	if s.maxDone && s.pendingAfter == 0 {
 		s.done = true
