@@ -176,7 +176,12 @@ func digest(b []byte, name string, stamp func(time.Time) string) string {
 // ownerMask replaces the owner and group names the host prints with the
 // runner's fixed "agent agent".
 func ownerMask(host string) func(string) string {
-	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(host) + `\b`)
+	user, group, _ := strings.Cut(host, ":")
+	names := regexp.QuoteMeta(user)
+	if group != "" && group != user {
+		names += "|" + regexp.QuoteMeta(group)
+	}
+	re := regexp.MustCompile(`\b(` + names + `)\b`)
 	return func(s string) string { return re.ReplaceAllString(s, ownerName) }
 }
 
@@ -420,12 +425,17 @@ func checkGNU(t *testing.T, cases []gnuCase) (pass int) {
 // words splits a command line on spaces (the cases need no quoting).
 func words(s string) []string { return strings.Fields(s) }
 
+// hostOwner is "user:group" of the test process, as GNU tools name them.
 func hostOwner(t *testing.T) string {
-	out, err := exec.Command("id", "-un").Output()
+	user, err := exec.Command("id", "-un").Output()
 	if err != nil {
 		t.Skip("id is missing")
 	}
-	return strings.TrimSpace(string(out))
+	group, err := exec.Command("id", "-gn").Output()
+	if err != nil {
+		t.Skip("id is missing")
+	}
+	return strings.TrimSpace(string(user)) + ":" + strings.TrimSpace(string(group))
 }
 
 // treeSetup is a small tree with fixed times used by many cases.
