@@ -231,12 +231,8 @@ func (in *interp) setField(i int, v value) {
 	for len(in.fields) < i {
 		in.fields = append(in.fields, input(""))
 	}
-	if v.k == kNum {
-		// Keep the number; the record shows it through CONVFMT.
-		in.fields[i-1] = v
-	} else {
-		in.fields[i-1] = v
-	}
+	// A number stays a number; the rebuilt record shows it through CONVFMT.
+	in.fields[i-1] = v
 	in.recordDirty = true
 }
 
