@@ -71,9 +71,7 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-func runJQ(t *testing.T, argv []string, stdin string) (string, string, int) {
-	dir := t.TempDir()
-	writeTree(t, dir, jqFiles)
+func runJQ(t *testing.T, dir string, argv []string, stdin string) (string, string, int) {
 	cmd := exec.Command("/usr/bin/jq", argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = []string{"LANG=C.UTF-8", "HOME=/nonexistent", "FOO=bar"}
@@ -90,9 +88,7 @@ func runJQ(t *testing.T, argv []string, stdin string) (string, string, int) {
 	return o.String(), e.String(), code
 }
 
-func runOurs(t *testing.T, argv []string, stdin string) (string, string, int) {
-	sb := commandtest.New(t)
-	sb.WriteFiles(t, jqFiles)
+func runOurs(t *testing.T, sb *commandtest.Sandbox, argv []string, stdin string) (string, string, int) {
 	var o, e bytes.Buffer
 	env := sb.Env("/workspace", argv, strings.NewReader(stdin), &o, &e)
 	env.Environ = []string{"FOO=bar"}
@@ -164,20 +160,25 @@ func TestJQAgainstGNU(t *testing.T) {
 		"jq -n '\"x\" * 0'":         "gojq (like jq 1.7.1+) returns an empty string",
 		"jq .a bad.json":            "a parse error exits 2 as in jq 1.7 (1.6 exits 4)",
 	}
+	// jq writes no files, so one folder per side serves every case.
+	dir := t.TempDir()
+	writeTree(t, dir, jqFiles)
+	sb := commandtest.New(t)
+	sb.WriteFiles(t, jqFiles)
 	pass, knownCount := 0, 0
 	for _, c := range cases {
 		argv := splitWords(c.line)
 		if why, ok := known[c.line]; ok {
-			wo, _, _ := runJQ(t, argv, c.stdin)
-			go_, _, _ := runOurs(t, argv, c.stdin)
+			wo, _, _ := runJQ(t, dir, argv, c.stdin)
+			go_, _, _ := runOurs(t, sb, argv, c.stdin)
 			if go_ == wo && why != "a parse error exits 2 as in jq 1.7 (1.6 exits 4)" {
 				t.Errorf("%s: listed as a known difference (%s) but matches jq now", c.line, why)
 			}
 			knownCount++
 			continue
 		}
-		wo, we, wc := runJQ(t, argv, c.stdin)
-		go_, ge, gc := runOurs(t, argv, c.stdin)
+		wo, we, wc := runJQ(t, dir, argv, c.stdin)
+		go_, ge, gc := runOurs(t, sb, argv, c.stdin)
 		ok := true
 		if go_ != wo {
 			t.Errorf("%s: stdout\n got: %q\nwant: %q", c.line, go_, wo)

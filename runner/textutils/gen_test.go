@@ -60,6 +60,7 @@ func randomKeyOpts(rng *rand.Rand) string {
 }
 
 func TestGNUSortRandomKeys(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewSource(5))
 	var cases []gnuCase
 	for i := 0; i < 150; i++ {
@@ -117,6 +118,7 @@ func randomLines(rng *rand.Rand, n int) string {
 }
 
 func TestGNUDiffRandom(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewSource(7))
 	var cases []gnuCase
 	formats := []string{"", "-u", "-U 1", "-c", "-U 0", "-C 1"}
@@ -144,6 +146,7 @@ func TestGNUDiffRandom(t *testing.T) {
 
 // TestGNUGeneratedFields runs random cut lists, tr sets and uniq options.
 func TestGNUGeneratedFields(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewSource(11))
 	table := randomTable(rng, 12, ":") + randomTable(rng, 4, "")
 	var cases []gnuCase
@@ -227,6 +230,7 @@ func TestGNUGeneratedFields(t *testing.T) {
 
 // TestGNUGeneratedNumbers runs random seq ranges and fold/expand widths.
 func TestGNUGeneratedNumbers(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewSource(13))
 	num := func() string {
 		n := rng.Intn(40) - 10

@@ -334,6 +334,7 @@ func lines(stdin string, ls ...string) []gnuCase {
 }
 
 func TestGNUHeadTail(t *testing.T) {
+	t.Parallel()
 	cases := lines("s1\ns2\ns3\n",
 		"head a.txt", "head -n 3 a.txt", "head -3 a.txt", "head -n -3 a.txt", "head -c 5 a.txt", "head -c -5 a.txt",
 		"head -n 2 a.txt b.txt", "head -q -n 1 a.txt b.txt", "head -v b.txt", "head -n 1 a.txt - b.txt",
@@ -357,6 +358,7 @@ func TestGNUHeadTail(t *testing.T) {
 }
 
 func TestGNUWc(t *testing.T) {
+	t.Parallel()
 	cases := lines("hello world\nfoo\n",
 		"wc a.txt", "wc -l a.txt", "wc -w a.txt", "wc -c a.txt", "wc -m utf8.txt", "wc -L utf8.txt", "wc -L tabs.txt",
 		"wc", "wc -l", "wc -lw", "wc a.txt b.txt", "wc -l a.txt b.txt", "wc empty.txt", "wc nonl.txt",
@@ -367,6 +369,7 @@ func TestGNUWc(t *testing.T) {
 }
 
 func TestGNUSort(t *testing.T) {
+	t.Parallel()
 	cases := lines("c\na\nb\na\n",
 		"sort a.txt", "sort -r a.txt", "sort -n nums.txt", "sort -rn nums.txt", "sort -g nums.txt", "sort -h human.txt",
 		"sort -rh human.txt", "sort -V vers.txt", "sort -u dup.txt", "sort -f dup.txt", "sort -fu dup.txt", "sort -k2 table.txt",
@@ -390,6 +393,7 @@ func TestGNUSort(t *testing.T) {
 }
 
 func TestGNUUniq(t *testing.T) {
+	t.Parallel()
 	cases := lines("a\na\nb\n",
 		"uniq dup.txt", "uniq -c dup.txt", "uniq -d dup.txt", "uniq -u dup.txt", "uniq -i dup.txt", "uniq -ic dup.txt",
 		"uniq -D dup.txt", "uniq --all-repeated=separate dup.txt", "uniq --all-repeated=prepend dup.txt", "uniq -f 1 dup.txt",
@@ -401,6 +405,7 @@ func TestGNUUniq(t *testing.T) {
 }
 
 func TestGNUCut(t *testing.T) {
+	t.Parallel()
 	cases := lines("a:b:c\nnodelim\nx::z\n",
 		"cut -d: -f1 colon.txt", "cut -d: -f2-4 colon.txt", "cut -d: -f1,3 colon.txt", "cut -d: -f3- colon.txt", "cut -d: -f-2 colon.txt",
 		"cut -c1 a.txt", "cut -c1-5 a.txt", "cut -c2- a.txt", "cut -b-3 a.txt", "cut -c 1,3,5 a.txt", "cut -d: -f2 -s", "cut -d: -f2",
@@ -414,6 +419,7 @@ func TestGNUCut(t *testing.T) {
 }
 
 func TestGNUTr(t *testing.T) {
+	t.Parallel()
 	in := "Hello World, abc xyz!\n\n\n  spaces   here\t\ttabs 123 z-a\n"
 	cases := lines(in, "tr a-z A-Z", "tr A-Z a-z", "tr '[:lower:]' '[:upper:]'", "tr '[:upper:]' '[:lower:]'", "tr -d ' '", "tr -d '\\n'",
 		"tr -s ' '", "tr -s '\\n'", "tr '\\t' ' '", "tr -d '[:digit:]'", "tr -cd '[:alnum:]'", "tr -cd '[:alnum:]\\n'", "tr -c 'a-z' '_'",
@@ -429,6 +435,7 @@ func TestGNUTr(t *testing.T) {
 }
 
 func TestGNUPasteCommJoin(t *testing.T) {
+	t.Parallel()
 	cases := lines("x\ny\n",
 		"paste a.txt b.txt", "paste -d, a.txt b.txt", "paste -d,: a.txt b.txt c1.txt", "paste -s a.txt", "paste -sd, b.txt",
 		"paste -s -d ',\\n' a.txt", "paste empty.txt b.txt", "paste -s empty.txt", "paste -s empty.txt b.txt", "paste - b.txt",
@@ -450,6 +457,7 @@ func TestGNUPasteCommJoin(t *testing.T) {
 }
 
 func TestGNUSimpleTools(t *testing.T) {
+	t.Parallel()
 	sections := "a\n\nb\n\\:\\:\\:\nh\n\\:\\:\nbody\n\\:\nfoot\n"
 	cases := lines(sections,
 		"nl", "nl -ba", "nl -bt -nln", "nl -ba -nrz -w3 -s: a.txt", "nl -ba -v 5 -i 2 -n ln", "nl -bpa a.txt", "nl -b x a.txt",
@@ -476,6 +484,7 @@ func TestGNUSimpleTools(t *testing.T) {
 }
 
 func TestGNUXargs(t *testing.T) {
+	t.Parallel()
 	cases := []gnuCase{
 		{line: "xargs", stdin: "a b\nc\n"}, {line: "xargs echo", stdin: "a b\nc\n"}, {line: "xargs -t echo", stdin: "a b\nc\n"}, {line: "xargs echo x", stdin: ""}, {line: "xargs -r echo x", stdin: ""},
 		{line: "xargs -n1", stdin: "a 'b c' d\\ e\n"}, {line: "xargs", stdin: "a 'b\n"}, {line: "xargs", stdin: "a \"b\n"}, {line: "xargs -I{} echo [{}]", stdin: "  x y\n z\n"},
@@ -491,6 +500,7 @@ func TestGNUXargs(t *testing.T) {
 }
 
 func TestGNUEncodings(t *testing.T) {
+	t.Parallel()
 	cases := lines("hello world\n",
 		"base64 a.txt", "base64 -w 20 a.txt", "base64 -w0 b.txt", "base64 bin.dat", "base64", "base64 empty.txt", "base64 missing.txt",
 		"base64 -d b64.txt", "base64 -d bad64.txt", "base64 -di bad64.txt", "base64 -d short64.txt", "base64 -w x a.txt", "base64 a.txt b.txt",
@@ -510,6 +520,7 @@ func TestGNUEncodings(t *testing.T) {
 }
 
 func TestGNUSplit(t *testing.T) {
+	t.Parallel()
 	seq700 := ""
 	for i := 1; i <= 700; i++ {
 		seq700 += fmt.Sprintln(i)
@@ -526,6 +537,7 @@ func TestGNUSplit(t *testing.T) {
 }
 
 func TestGNUDiff(t *testing.T) {
+	t.Parallel()
 	cases := lines("one\ntwo\nthree\n",
 		"diff a.txt b.txt", "diff b.txt b.txt", "diff -q a.txt b.txt", "diff -s b.txt b.txt", "diff -s a.txt b.txt",
 		"diff --label A --label B -u a.txt b.txt", "diff --label A --label B -c a.txt b.txt", "diff --label A --label B -U 1 c1.txt c2.txt",
@@ -543,6 +555,7 @@ func TestGNUDiff(t *testing.T) {
 // TestGNUFilesExist guards the differential tests against cases that only
 // agree because both sides miss an input file.
 func TestGNUFilesExist(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"c.csv", "csv.txt", "b64.txt", "bad64.txt", "short64.txt", "sums.txt", "badsums.txt",
 		"da/f", "db/f", "bin2.dat", "ws1.txt", "ws2.txt"} {
 		if _, ok := gnuFiles[name]; !ok {
