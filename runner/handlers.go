@@ -43,6 +43,8 @@ func (st *runState) call(ctx context.Context, args []string) ([]string, error) {
 		return nil, &limitError{line}
 	}
 	switch args[0] {
+	case "printf":
+		return printfBuiltin(interp.HandlerCtx(ctx), args), nil
 	case "type":
 		return st.typeBuiltin(ctx, args), nil
 	case "command":

@@ -1,0 +1,360 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// diffFiles are the files every differential case starts with.
+var diffFiles = map[string]string{
+	"a.txt":         "one\ntwo\nthree\ntwo\n",
+	"nums.txt":      "10\n9\n100\n-3\n7\n7\n",
+	"words.txt":     "apple banana\ncherry apple\nbanana banana date\n",
+	"data.csv":      "name,age,city\nann,31,paris\nbob,25,rome\ncid,40,oslo\n",
+	"src/main.go":   "package main\n\nfunc main() {}\n",
+	"src/util.go":   "package main\n\n// TODO: more\nfunc util() {}\n",
+	"src/README.md": "# readme\nTODO: write\n",
+	"empty":         "",
+	"sp ace.txt":    "spaced name\n",
+	"j.json":        `{"a":1,"b":[1,2,3],"c":{"d":"x"}}` + "\n",
+}
+
+// handDiffCases exercise the shell language and the runner's commands.
+var handDiffCases = []string{
+	// loops
+	"for i in 1 2 3; do echo $i; done",
+	"for ((i=0; i<5; i+=2)); do echo $i; done",
+	"i=0; while [ $i -lt 3 ]; do i=$((i+1)); echo $i; done",
+	"i=5; until [ $i -le 2 ]; do echo $i; i=$((i-1)); done",
+	"for i in a b c; do [ $i = b ] && continue; echo $i; done",
+	"for i in 1 2 3 4; do [ $i = 3 ] && break; echo $i; done",
+	"for x in *.txt; do echo \"$x\"; done",
+	"for f in src/*; do echo ${f##*/}; done",
+	"while read -r l; do echo \"<$l>\"; done < a.txt",
+	"while IFS=, read -r n a c; do echo \"$c:$n\"; done < data.csv",
+	"cat a.txt | while read l; do echo x$l; done",
+	"for i in $(seq 3); do for j in $(seq $i); do printf '%s' $j; done; echo; done",
+	// functions
+	"f() { echo \"args:$# first:$1\"; }; f a b c",
+	"f() { local x=1; echo $x; }; x=2; f; echo $x",
+	"f() { return 3; }; f; echo $?",
+	"fact() { if [ $1 -le 1 ]; then echo 1; else echo $(( $1 * $(fact $(($1-1))) )); fi; }; fact 6",
+	"f() { echo \"$@\"; }; f 'a b' c",
+	"f() { for a in \"$@\"; do echo \"[$a]\"; done; }; f 'a b' '' c",
+	"f() { shift; echo $*; }; f 1 2 3",
+	"g() { echo g; }; f() { g; g; }; f | wc -l",
+	// case
+	"for w in apple banana cherry 42 ''; do case $w in a*) echo A;; b*|c*) echo BC;; [0-9]*) echo N;; '') echo E;; esac; done",
+	"case x.tar.gz in *.gz) echo gz;& *.tar) echo fall;; *) echo no;; esac",
+	"case abc in ?b?) echo yes;; esac",
+	// here-docs and strings
+	"cat <<EOF\nhello $((1+2))\n$(echo sub)\nEOF",
+	"cat <<'EOF'\nliteral $HOME $(x)\nEOF",
+	"cat <<-EOF\n\tindented\n\tEOF",
+	"wc -l <<< 'one line'",
+	"x=world; cat <<EOF | tr a-z A-Z\nhello $x\nEOF",
+	// quoting
+	"echo 'single $x' \"double $((2*3))\" \\$escaped",
+	"echo \"a\\\"b\" 'c'\\''d'",
+	"x='a  b'; echo $x; echo \"$x\"",
+	"echo $'tab\\there' $'nl\\\\n'",
+	"set -- 'x y' z; echo $#; for a; do echo $a; done",
+	"a=(one two three); echo ${#a[@]} ${a[1]} ${a[@]:1}",
+	"a=(x y); a+=(z); echo \"${a[*]}\"",
+	"declare -A m; m[k]=v; m[j]=w; echo ${m[k]} ${#m[@]}",
+	"IFS=:; x='a:b:c'; for p in $x; do echo $p; done",
+	"echo {1..5} {a..c} x{1,2}y",
+	"echo ~ | grep -c workspace",
+	// echo and printf builtins
+	"echo -n no-newline; echo",
+	"echo -e 'a\\tb\\nc'",
+	"echo -E 'a\\tb'",
+	"printf '%s-%s\\n' a b c d",
+	"printf '%5s|%-5s|\\n' ab cd",
+	"printf '%d %i %x %X %o\\n' 255 -3 255 255 8",
+	"printf '%.3f %e %g\\n' 3.14159 12345.678 0.0001",
+	"printf '%c%c\\n' hello world",
+	"printf '%%|%b|\\n' 'a\\nb'",
+	"printf '%05d|%+d|% d\\n' 42 42 42",
+	"printf '%s\\n'",
+	"printf -v v '%03d' 7; echo $v",
+	// exit codes and operators
+	"true && echo yes || echo no",
+	"false || echo fallback",
+	"! false; echo $?",
+	"(exit 4); echo $?",
+	"{ echo a; echo b; } | wc -l",
+	"set -e; false; echo not-here",
+	"set -o pipefail; false | true; echo $?",
+	"false | true; echo $?",
+	"x=$(exit 3); echo $?",
+	"exit 7",
+	"echo out; echo err >&2; exit 1",
+	"nosuchcommand",
+	"cat missing.txt",
+	"cat missing.txt 2>/dev/null; echo $?",
+	"[ -f a.txt ] && echo file; [ -d src ] && echo dir; [ -e nope ] || echo none",
+	"[[ abc == a* ]] && echo glob; [[ abc =~ ^a(b)c$ ]] && echo ${BASH_REMATCH[1]}",
+	"test 3 -gt 2 && echo gt; test -z '' && echo z; test -n x && echo n",
+	"[ -s empty ] || echo empty; [ -s a.txt ] && echo full",
+	// redirections
+	"echo one > out.txt; echo two >> out.txt; cat out.txt",
+	"echo x 2>&1 >/dev/null | wc -c",
+	"ls nope 2>&1 | wc -l",
+	"{ echo a; echo b >&2; } 2>err.txt; cat err.txt",
+	"echo hi &> both.txt; cat both.txt",
+	"cat < a.txt > copy.txt; cmp a.txt copy.txt 2>/dev/null; diff a.txt copy.txt && echo same",
+	"mkdir -p d/e && cd d/e && echo deep > f && cd ../.. && cat d/e/f",
+	"cd src; ls; cd ..; ls src | wc -l",
+	// pipelines of the runner's commands
+	"sort a.txt | uniq -c",
+	"sort -n nums.txt | head -n 3",
+	"sort -nr nums.txt | uniq | tail -n 2",
+	"cut -d, -f1,3 data.csv | tail -n +2",
+	"tr ' ' '\\n' < words.txt | sort | uniq -c | sort -rn | head -n 2",
+	"grep -rn TODO src | sort",
+	"grep -c apple words.txt",
+	"grep -l TODO src/* | wc -l",
+	"sed -n '2p' a.txt",
+	"sed 's/two/2/g' a.txt",
+	"awk -F, 'NR>1 {s+=$2} END {print s}' data.csv",
+	"awk '{print NF}' words.txt",
+	"jq -r '.b[]' j.json",
+	"jq -c '.c' j.json",
+	"wc -l a.txt nums.txt",
+	"head -c 5 a.txt; echo",
+	"tac a.txt | rev",
+	"seq 5 | paste -sd+ | bc 2>/dev/null || seq 5 | awk '{s+=$1} END {print s}'",
+	"find . -name '*.go' | sort",
+	"find src -type f | wc -l",
+	"ls | head -n 3",
+	"ls -1 src",
+	"basename /a/b/c.txt .txt; dirname /a/b/c.txt",
+	"cat 'sp ace.txt'",
+	"printf 'b\\na\\n' | sort | tee sorted.txt | wc -l; cat sorted.txt",
+	"echo hello | md5sum",
+	"echo hello | sha256sum",
+	"echo hello | base64; echo aGVsbG8K | base64 -d",
+	"seq 10 | xargs -n 3 echo",
+	"seq 3 | xargs -I{} echo item-{}",
+	"nl a.txt",
+	"fold -w 3 <<< abcdefgh",
+	"cat a.txt | head -n 2 | tail -n 1",
+	"echo a,b,c | tr , '\\n' | sort -r",
+	"diff <(echo) a.txt 2>/dev/null; echo refused-or-ran",
+	"comm -12 <(sort a.txt) <(sort a.txt)",
+	"x=$(wc -l < a.txt); echo $((x * 2))",
+	"echo $(( $(grep -c two a.txt) + 1 ))",
+	"v=$(cat a.txt); echo \"${v//$'\\n'/,}\"",
+}
+
+// knownDiffs are differences from bash that come from mvdan/sh's
+// interpreter (its printf builtin, associative arrays, some expansions),
+// not from the runner; they are counted, not failed.
+var knownDiffs = map[string]string{
+	"declare -A m; m[k]=v; m[j]=w; echo ${m[k]} ${#m[@]}": "mvdan/sh counts associative arrays wrong",
+	"echo $(( 1 / 0 ))":                         "mvdan/sh: division by zero does not fail the command",
+	"v='hello.world.txt'; echo \"[${v/#h/H}]\"": "mvdan/sh: anchored ${v/#p/r} unsupported",
+	"v='hello.world.txt'; echo \"[${v/%t/T}]\"": "mvdan/sh: anchored ${v/%p/r} unsupported",
+}
+
+// generatedDiffCases enumerates arithmetic, parameter expansion and
+// printf combinations.
+func generatedDiffCases() []string {
+	var cases []string
+	nums := []string{"0", "1", "7", "-3", "255", "1024"}
+	rhs := []string{"1", "2", "5", "-2"}
+	ops := []string{"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "<=", "==", "!=", "&&", "||"}
+	for i, a := range nums {
+		for j, op := range ops {
+			b := rhs[(i+j)%len(rhs)]
+			if (op == "<<" || op == ">>") && strings.HasPrefix(b, "-") {
+				b = "3"
+			}
+			cases = append(cases, fmt.Sprintf("echo $(( %s %s %s ))", a, op, b))
+		}
+	}
+	cases = append(cases, "echo $(( 2 ** 10 )) $(( -7 / 2 )) $(( -7 % 3 )) $(( 1 ? 2 : 3 )) $(( ~5 )) $(( !0 ))",
+		"x=5; echo $(( x++ )) $x $(( ++x )) $(( x += 3 )) $(( x *= 2 ))", "echo $(( 1 / 0 ))", "echo $(( 0x1f + 010 + 2#101 ))")
+	values := []string{"", "hello.world.txt", "a b  c", "/usr/local/bin/", "Mixed Case"}
+	exps := []string{"${v:-def}", "${v-def}", "${v:+alt}", "${#v}", "${v#*.}", "${v##*.}", "${v%.*}", "${v%%.*}",
+		"${v/o/0}", "${v//o/0}", "${v:2}", "${v:1:3}", "${v: -3}", "${v^}", "${v^^}", "${v,,}", "${v/#h/H}", "${v/%t/T}", "${v%/}", "${v##*/}"}
+	for _, v := range values {
+		for _, e := range exps {
+			cases = append(cases, fmt.Sprintf("v='%s'; echo \"[%s]\"", v, e))
+		}
+	}
+	formats := []string{"%s", "%5s", "%-5s|", "%.2s", "%d", "%5d", "%-5d|", "%05d", "%x", "%o", "%.2f", "%10.3f", "%e", "%c", "%q"}
+	args := []string{"42", "hello", "3.5", "-17"}
+	for i, f := range formats {
+		a := args[i%len(args)]
+		if strings.ContainsAny(f, "dxo") && (a == "hello" || a == "3.5") {
+			a = "42"
+		}
+		cases = append(cases, fmt.Sprintf("printf '%s\\n' %s", f, a))
+	}
+	return cases
+}
+
+// bashPath returns GNU bash, or skips (fails under CI) without it.
+func bashPath(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("bash")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("GNU bash is missing")
+		}
+		t.Skip("GNU bash is missing")
+	}
+	return p
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	if err := writeFilesErr(dir, files); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFilesErr(dir string, files map[string]string) error {
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type bashResult struct {
+	stdout, stderr string
+	code           int
+	err            error
+}
+
+// runBash runs script under GNU bash in a fresh folder holding diffFiles.
+func runBash(t *testing.T, bash, script string) (r bashResult) {
+	bdir := t.TempDir()
+	if r.err = writeFilesErr(bdir, diffFiles); r.err != nil {
+		return r
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bash, "-c", script)
+	cmd.Dir = bdir
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "HOME=/workspace"}
+	var bout, berr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &bout, &berr
+	err := cmd.Run()
+	r.stdout, r.stderr = bout.String(), berr.String()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		r.code = ee.ExitCode()
+	} else {
+		r.err = err
+	}
+	return r
+}
+
+// TestDifferentialAgainstBash runs each case under GNU bash (cwd a temp
+// folder) and under Run (workspace another folder with the same files),
+// and compares stdout, exit code and whether stderr is empty. Scripts the
+// runner refuses on purpose (process substitution) are counted apart.
+func TestDifferentialAgainstBash(t *testing.T) {
+	bash := bashPath(t)
+	cases := append(append(append([]string(nil), handDiffCases...), printfDiffCases...), generatedDiffCases()...)
+	table := DefaultCommands()
+	// bash runs in parallel first (its processes dominate the time).
+	results := make([]bashResult, len(cases))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for i := range work {
+				results[i] = runBash(t, bash, cases[i])
+			}
+		})
+	}
+	for i, script := range cases {
+		if _, ok := knownDiffs[script]; !ok && refusalReason(script) == "" {
+			work <- i
+		}
+	}
+	close(work)
+	wg.Wait()
+
+	pass, refused, known := 0, 0, 0
+	for i, script := range cases {
+		if _, ok := knownDiffs[script]; ok {
+			known++
+			continue
+		}
+		if refusalReason(script) != "" {
+			refused++
+			res := Run(context.Background(), Config{Script: script, WorkspaceDir: t.TempDir(), Commands: table})
+			if res.ExitCode != StatusUsage {
+				t.Errorf("%q: refused script ran: exit %d", script, res.ExitCode)
+			}
+			continue
+		}
+		b := results[i]
+		if b.err != nil {
+			t.Fatalf("%q: bash: %v", script, b.err)
+		}
+		wdir := t.TempDir()
+		writeFiles(t, wdir, diffFiles)
+		res := Run(context.Background(), Config{Script: script, WorkspaceDir: wdir, ScratchDir: t.TempDir(), Commands: table})
+		switch {
+		case string(res.Stdout) != b.stdout:
+			t.Errorf("%q: stdout\n got %q\nwant %q (stderr %q)", script, res.Stdout, b.stdout, res.Stderr)
+		case res.ExitCode != b.code:
+			t.Errorf("%q: exit %d, bash %d (stderr %q / %q)", script, res.ExitCode, b.code, res.Stderr, b.stderr)
+		case (len(res.Stderr) == 0) != (b.stderr == ""):
+			t.Errorf("%q: stderr %q, bash's %q", script, res.Stderr, b.stderr)
+		default:
+			pass++
+		}
+	}
+	t.Logf("differential against bash: %d passed, %d failed, %d refused on purpose, %d known interpreter differences, of %d",
+		pass, len(cases)-pass-refused-known, refused, known, len(cases))
+}
+
+// printfDiffCases compare the runner's printf with bash's.
+var printfDiffCases = []string{
+	"printf '%d %i %x %X %o %u\\n' 255 -3 255 255 8 -1",
+	"printf '%.3f %e %E %g %G\\n' 3.14159 12345.678 0.5 0.0001 1e20",
+	"printf '%g %g %g %g\\n' 100000 1000000 1.5 0.00001234",
+	"printf '%#x %#o %+.2e\\n' 255 8 -1234.5",
+	"printf '%*d|%-*d|%.*f\\n' 5 42 4 7 2 3.14159",
+	"printf '%5.1s|%.0s|\\n' abc def",
+	"printf '[%s]\\n' a b c",
+	"printf '%s=%d\\n' a 1 b 2 c",
+	"printf 'no args\\n' extra ignored",
+	"printf '%d\\n' 0x1F 010 \"'A\" -0",
+	"printf '%d\\n' abc; echo $?",
+	"printf '%d\\n' 12abc; echo $?",
+	"printf '%b\\n' 'a\\tb' 'c\\0101d' 'stop\\cnever'; echo",
+	"printf 'tab\\there\\\\back \\x41\\101 \\u00e9\\n'",
+	"printf '%q\\n' 'a b' \"it's\" '$HOME' 'x;y' plain 'tab\there'",
+	"printf '%c|%5c|%-3c|\\n' hello w x",
+	"printf '%%d\\n'",
+	"printf '%z\\n' 1; echo $?",
+	"printf -v out '%s-%s' a b; echo \"[$out]\"",
+	"f() { local v; printf -v v '%03d' 5; echo $v; }; f",
+	"printf -- '-%s\\n' x",
+	"printf '%s\\n' \"$(printf '%05.1f' 2.25)\"",
+	"printf '%10.4s|\\n' abcdefgh",
+	"printf '%i %d\\n' 9223372036854775807 -9223372036854775808",
+}
