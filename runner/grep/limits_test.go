@@ -101,7 +101,8 @@ func TestGNUDifferentialAcrossBuffers(t *testing.T) {
 
 func TestNilStdinReadsAsEmpty(t *testing.T) {
 	sb := commandtest.New(t)
-	for _, args := range [][]string{{"grep", "x"}, {"grep", "-f", "-", "a"}, {"rg", "x", "-"}} {
+	sb.WriteFiles(t, map[string]string{"a.txt": "x\n"})
+	for _, args := range [][]string{{"grep", "x"}, {"grep", "-f", "-", "a.txt"}, {"rg", "x", "-"}} {
 		var out, errb bytes.Buffer
 		env := sb.Env("/workspace", args, nil, &out, &errb)
 		env.Stdin = nil
