@@ -780,6 +780,9 @@ func tarGz(t *testing.T) string {
 // formatting flags in pairs, cat's display flags in pairs over every byte
 // value, and every date directive with every flag.
 func TestGNUGenerated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generated differential cases are skipped with -short")
+	}
 	requireGNU(t, "ls", "cat", "date")
 	mask := ownerMask(hostOwner(t))
 	var cases []gnuCase
