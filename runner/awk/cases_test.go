@@ -265,6 +265,7 @@ func TestDifferential(t *testing.T) {
 	gawk := gawkPath(t)
 	for _, c := range diffCases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			ours, _ := runOurs(t, c.args, c.stdin, c.files)
 			ref, _ := runGawk(t, gawk, c.args, c.stdin, c.files)
 			compare(t, ours, ref)

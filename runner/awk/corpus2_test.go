@@ -148,6 +148,7 @@ func TestGeneratedPrograms(t *testing.T) {
 		g.b.WriteString("}\n")
 		prog := g.b.String()
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
 			ours, _ := runOurs(t, []string{prog}, corpusInput, nil)
 			ref, _ := runGawk(t, gawk, []string{prog}, corpusInput, nil)
 			if ref.stdout == "" {

@@ -109,6 +109,7 @@ func TestGeneratedCorpus(t *testing.T) {
 		b.WriteString("}\n")
 		prog := b.String()
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
 			ours, _ := runOurs(t, []string{prog}, corpusInput, nil)
 			ref, _ := runGawk(t, gawk, []string{prog}, corpusInput, nil)
 			if ours.stdout != ref.stdout || ours.code != ref.code {
