@@ -10,6 +10,7 @@ import (
 	"path"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -43,6 +44,11 @@ func (st *runState) call(ctx context.Context, args []string) ([]string, error) {
 		return nil, &limitError{line}
 	}
 	switch args[0] {
+	case "eval", "source", ".", "trap":
+		if msg := st.preflightNested(ctx, args); msg != "" {
+			fmt.Fprintf(interp.HandlerCtx(ctx).Stderr, "wsfs: %s: %s\n", args[0], msg)
+			return statusArgs(StatusUsage), nil
+		}
 	case "printf":
 		return printfBuiltin(interp.HandlerCtx(ctx), args), nil
 	case "type":
@@ -55,12 +61,55 @@ func (st *runState) call(ctx context.Context, args []string) ([]string, error) {
 	return args, nil
 }
 
-// statusArgs is a builtin call giving status code.
+// statusCommand is a name only the call handler produces (no script can
+// spell a NUL byte): the exec handler answers it with the status in its
+// argument.
+const statusCommand = "\x00status"
+
+// statusArgs is a call giving status code.
 func statusArgs(code int) []string {
-	if code == 0 {
+	switch code {
+	case 0:
 		return []string{"true"}
+	case 1:
+		return []string{"false"}
 	}
-	return []string{"false"}
+	return []string{statusCommand, strconv.Itoa(code)}
+}
+
+// preflightNested applies the preflight to code the interpreter parses
+// itself: eval's arguments, a sourced file, a trap's action.
+func (st *runState) preflightNested(ctx context.Context, args []string) string {
+	var src string
+	switch args[0] {
+	case "eval":
+		src = strings.Join(args[1:], " ")
+	case "trap":
+		if len(args) < 3 || args[1] == "-" || strings.HasPrefix(args[1], "-") {
+			return ""
+		}
+		src = args[1]
+	default:
+		if len(args) < 2 {
+			return ""
+		}
+		hc := interp.HandlerCtx(ctx)
+		f, err := st.fsys.WithDir(hc.Dir, nil, nil, nil).Open(args[1])
+		if err != nil {
+			return "" // the interpreter reports the failure
+		}
+		data, err := io.ReadAll(io.LimitReader(f, 16<<20))
+		f.Close()
+		if err != nil {
+			return ""
+		}
+		src = string(data)
+	}
+	prog, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return ""
+	}
+	return Preflight(prog)
 }
 
 func (st *runState) kindOf(name string) string {
@@ -184,6 +233,10 @@ func (st *runState) execCommand(ctx context.Context, args []string, stdin io.Rea
 		return StatusTimeout
 	}
 	name := args[0]
+	if name == statusCommand && len(args) == 2 {
+		code, _ := strconv.Atoi(args[1])
+		return code
+	}
 	if strings.Contains(name, "/") {
 		fi, err := st.fsys.WithDir(dir, nil, nil, nil).Stat(name)
 		switch {
