@@ -449,6 +449,55 @@ func (in *interp) sortValues(items []value) {
 	})
 }
 
+// orderKeys orders a for-in loop's keys: by PROCINFO["sorted_in"] when
+// the program sets one of gawk's named orders, else integers ascending and
+// then strings (a fixed order where gawk's is its hash order).
+func (in *interp) orderKeys(keys []string, arr map[string]value) {
+	order := ""
+	if pi, ok := in.prog.globalMap["PROCINFO"]; ok && pi.kind == kindArray {
+		order = in.toStr(in.garrs[pi.index]["sorted_in"])
+	}
+	numOf := func(s string) float64 { return strToNum(s) }
+	var less func(a, b string) bool
+	switch order {
+	case "@ind_str_asc":
+		less = func(a, b string) bool { return a < b }
+	case "@ind_str_desc":
+		less = func(a, b string) bool { return a > b }
+	case "@ind_num_asc", "@ind_num_desc":
+		desc := order == "@ind_num_desc"
+		less = func(a, b string) bool {
+			x, y := numOf(a), numOf(b)
+			if x != y {
+				return (x < y) != desc
+			}
+			return (a < b) != desc
+		}
+	case "@val_str_asc", "@val_str_desc":
+		desc := order == "@val_str_desc"
+		less = func(a, b string) bool {
+			x, y := in.toStr(arr[a]), in.toStr(arr[b])
+			if x != y {
+				return (x < y) != desc
+			}
+			return (a < b) != desc
+		}
+	case "@val_num_asc", "@val_num_desc", "@val_type_asc", "@val_type_desc":
+		desc := order == "@val_num_desc" || order == "@val_type_desc"
+		less = func(a, b string) bool {
+			x, y := arr[a].toNum(), arr[b].toNum()
+			if x != y {
+				return (x < y) != desc
+			}
+			return (a < b) != desc
+		}
+	default:
+		sortKeys(keys)
+		return
+	}
+	sort.SliceStable(keys, func(i, j int) bool { return less(keys[i], keys[j]) })
+}
+
 // ---- printf ----
 
 func (in *interp) sprintf(format string, args []value) string {

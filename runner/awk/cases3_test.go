@@ -59,6 +59,7 @@ var cornerCases = []diffCase{
 	{name: "record keeps assigned number", args: p(`{$0 = 2.25 * 3; print; print $0 + 0.5, $1 + 0.5, ($0 > 6.7)}`), stdin: "x\n"},
 	{name: "print evaluates before writing", args: p(`{print "16", (NF--s)}`), stdin: "a\n\n"},
 	{name: "printf argument order", args: p(`BEGIN{i = 1; printf "%d %d %d\n", i++, i++, i++}`)},
+	{name: "sorted_in orders", args: p(`BEGIN{a["b"]=2; a["a"]=10; a["10"]=1; a["9"]=3; split("@ind_str_asc @ind_str_desc @ind_num_asc @ind_num_desc @val_num_asc @val_num_desc @val_str_asc @val_str_desc", o, " "); for (i = 1; i in o; i++) { PROCINFO["sorted_in"] = o[i]; s = o[i] ":"; for (k in a) s = s " " k; print s } }`)},
 	{name: "tolower utf8", args: p(`BEGIN{print tolower("ÀÉÎ"), toupper("straße")}`)},
 }
 

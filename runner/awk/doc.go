@@ -34,7 +34,8 @@
 // backslash-newline continue a line.
 //
 // gawk extensions: length(array), gensub, match with an array, asort,
-// asorti, systime,
+// asorti, PROCINFO["sorted_in"] with gawk's named orders (@ind_str_asc,
+// @ind_num_desc, @val_num_asc, ...), systime,
 // strftime, mktime, the ** and **= operators, hex and octal constants in
 // program text, \y \B \< \> \s \S \w \W \` \' in regexes, -v var=value
 // (with escapes), -F fs (with escapes, so -F '\t' is a tab), -f progfile
@@ -82,15 +83,16 @@
 //     where gawk settles it while running: a program that uses one name
 //     both ways fails before it starts (status 2), and length(x) of a
 //     name not yet used does not stop x from becoming an array later.
-//   - for-in visits keys in a fixed order (integer keys ascending, then
-//     strings sorted) instead of gawk's hash order.
+//   - Without PROCINFO["sorted_in"], for-in visits keys in a fixed order
+//     (integer keys ascending, then strings sorted) instead of gawk's hash
+//     order. A sorted_in naming a user function is not supported.
 //   - rand() is a different generator: the same seed gives a repeatable
 //     sequence, but not gawk's numbers. srand() returns the previous seed.
 //   - \< and \> match any word boundary (RE2 has no look-around); regex
 //     back-references do not exist in EREs; repetition counts above 1000
 //     are an error (RE2's limit) where gawk allows 32767.
 //   - |& (coprocesses), system(), BEGINFILE/ENDFILE, @include, @namespace,
-//     indirect function calls, PROCINFO, SYMTAB, IGNORECASE, FIELDWIDTHS,
+//     indirect function calls, PROCINFO entries other than sorted_in, SYMTAB, IGNORECASE, FIELDWIDTHS,
 //     FPAT, patsplit, the fourth argument of split and
 //     --posix/--traditional modes are not implemented (the mode flags are
 //     accepted and ignored).

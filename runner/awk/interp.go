@@ -466,7 +466,7 @@ func (in *interp) exec(s stmt) ctrl {
 		for k := range arr {
 			keys = append(keys, k)
 		}
-		sortKeys(keys)
+		in.orderKeys(keys, arr)
 		for _, k := range keys {
 			in.tick()
 			if _, ok := arr[k]; !ok {
