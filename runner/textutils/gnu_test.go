@@ -571,3 +571,13 @@ func TestGNUFilesExist(t *testing.T) {
 		}
 	}
 }
+
+func TestGNUXargsEcho(t *testing.T) {
+	t.Parallel()
+	cases := []gnuCase{
+		{line: "xargs echo -n", stdin: "a b\n"}, {line: "xargs echo -e", stdin: "'a\\tb' 'c\\\\nd'\n"}, {line: "xargs -0 echo -e", stdin: "x\\ty\\cz\x00q"},
+		{line: "xargs echo -E", stdin: "a\\tb\n"}, {line: "xargs echo -ne", stdin: "'\\x41\\0101'\n"}, {line: "xargs echo -- -n", stdin: "a\n"},
+		{line: "xargs echo -x", stdin: "a\n"},
+	}
+	diffCases(t, cases)
+}
