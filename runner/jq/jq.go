@@ -491,10 +491,11 @@ func execute(ctx context.Context, env *command.Env, o *options, args map[string]
 }
 
 // prelude redefines the builtins whose gojq behaviour differs from jq's
-// on inputs jq accepts: jq returns a non-string input of ltrimstr/rtrimstr
-// unchanged instead of failing.
+// on inputs jq accepts (jq returns a non-string input of ltrimstr/rtrimstr
+// unchanged instead of failing) and adds jq 1.6 builtins gojq dropped.
 const prelude = `def ltrimstr($x): if type == "string" and ($x|type) == "string" and startswith($x) then .[($x|length):] else . end; ` +
-	`def rtrimstr($x): if type == "string" and ($x|type) == "string" and endswith($x) and ($x|length) > 0 then .[:length - ($x|length)] else . end; `
+	`def rtrimstr($x): if type == "string" and ($x|type) == "string" and endswith($x) and ($x|length) > 0 then .[:length - ($x|length)] else . end; ` +
+	`def leaf_paths: paths(scalars); def recurse_down: recurse; `
 
 // withPrelude puts the prelude before a filter, unless the filter starts
 // with module directives, which must come first.
