@@ -18,6 +18,8 @@ import (
 
 	"github.com/wsfs/wsfs/meta"
 	"github.com/wsfs/wsfs/objects"
+	"github.com/wsfs/wsfs/objects/s3"
+	"github.com/wsfs/wsfs/objects/s3/s3test"
 )
 
 // benchTargets mounts wsfs (local folder store) and go-fuse's loopback,
@@ -177,5 +179,61 @@ func untar(b *testing.B, data []byte, dest string) {
 			b.Fatal(err)
 		}
 		f.Close()
+	}
+}
+
+// BenchmarkCommit measures what a runner command pays at its end: write one
+// 4 KiB file on the mount, then snapshot the workspace, with the local
+// folder store and with MinIO (the blob and two trees go to the store).
+func BenchmarkCommit(b *testing.B) {
+	requireFUSE(b)
+	ctx := context.Background()
+	srv := s3test.Start(b)
+	minio, err := s3.New(ctx, s3.Config{Endpoint: srv.Endpoint, Secure: srv.Secure, Bucket: srv.Bucket(b), Prefix: "bench",
+		AccessKey: srv.AccessKey, SecretKey: srv.SecretKey, Region: srv.Region})
+	if err != nil {
+		b.Fatal(err)
+	}
+	local, err := objects.OpenDir(filepath.Join(b.TempDir(), "objects"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		store objects.Store
+	}{{"local", local}, {"minio", minio}} {
+		b.Run(tc.name, func(b *testing.B) {
+			home := b.TempDir()
+			db, err := meta.Open(ctx, filepath.Join(home, "meta.db"), tc.store, meta.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Create(ctx, "bench/c", meta.CreateOptions{Quotas: bigQuotas()}); err != nil {
+				b.Fatal(err)
+			}
+			mnt := filepath.Join(home, "mnt")
+			os.Mkdir(mnt, 0o755)
+			fsys, err := Mount(ctx, mnt, Options{DB: db, SpoolDir: filepath.Join(home, "spool"), QuietPeriod: -1, Workspace: "bench/c",
+				Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer fsys.Unmount(ctx)
+			head := meta.RevNum(1)
+			payload := make([]byte, 4096)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				copy(payload, fmt.Sprintf("version %d", i))
+				if err := os.WriteFile(filepath.Join(mnt, "report.txt"), payload, 0o644); err != nil {
+					b.Fatal(err)
+				}
+				rev, _, err := fsys.Snapshot(ctx, "bench/c", head, "", meta.CommitInfo{Command: "bench"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				head = rev.N
+			}
+		})
 	}
 }
