@@ -20,6 +20,8 @@
 //  1. Preflight: background jobs (&), coproc and process substitution are
 //     refused before anything runs (status 2, the construct and position
 //     named); they would outlive the command or make FIFOs on the host.
+//     Code the interpreter parses itself (eval's arguments, a sourced
+//     file, a trap's action) gets the same check when it is about to run.
 //  2. Every interpreter handler (open, readdir, stat, access, exec, call)
 //     goes through command.RootFS, which resolves symlinks and ".." in the
 //     agent's namespace over os.Root handles. The exec handler never calls
@@ -50,5 +52,12 @@
 //     `which` does, though no such file exists in the agent's view.
 //   - Builtins run by other commands (xargs echo, find -exec test) run in
 //     a fresh interpreter with the same confinement.
-//   - TMPDIR is unset.
+//   - TMPDIR is unset (the interpreter's FIFO folder points where no agent
+//     path reaches).
+//   - printf is the runner's own (bash's formats, %q, -v, format reuse);
+//     mvdan/sh's lacks most of them.
+//   - A command whose output pipe closed stops quietly with status 141, as
+//     a GNU tool killed by SIGPIPE.
+//   - Descriptors above 2 (exec 3<file, read -u 3), set -o noclobber and
+//     some alias and associative-array behaviour follow mvdan/sh, not bash.
 package runner

@@ -38,7 +38,7 @@ func (st *runState) call(ctx context.Context, args []string) ([]string, error) {
 		st.hit("call-depth", line)
 		return nil, &limitError{line}
 	}
-	if runtime.NumGoroutine() > DefaultMaxGoroutines {
+	if runtime.NumGoroutine() > st.goroutineBase+DefaultMaxGoroutines {
 		line := fmt.Sprintf("wsfs: limit of %d concurrent pipeline stages reached", DefaultMaxGoroutines)
 		st.hit("goroutines", line)
 		return nil, &limitError{line}

@@ -119,6 +119,9 @@ type runState struct {
 	calls     atomic.Int64    // simple commands run, to pace the depth check
 	funcs     map[string]bool // functions the script declares, for type and command -v
 	cancel    context.CancelCauseFunc
+	// goroutineBase is the process's goroutine count when the run began;
+	// the pipeline limit counts above it.
+	goroutineBase int
 }
 
 // hit records a limit once and prints its line on stderr.
@@ -190,7 +193,8 @@ func Run(ctx context.Context, cfg Config) Result {
 	defer fsys.Close()
 
 	st := &runState{cfg: cfg, lim: lim, fsys: fsys, table: cfg.Commands, stderr: stderrTail,
-		open: map[*trackedFile]struct{}{}, hitOnce: map[string]bool{}, funcs: declaredFuncs(prog)}
+		open: map[*trackedFile]struct{}{}, hitOnce: map[string]bool{}, funcs: declaredFuncs(prog),
+		goroutineBase: runtime.NumGoroutine()}
 	if st.table == nil {
 		st.table = defaultTable()
 	}
