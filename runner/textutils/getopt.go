@@ -153,12 +153,16 @@ func (r *run) usage(status int, format string, a ...any) int {
 
 // parse runs getopt and reports its error; ok is false after a usage error.
 func (r *run) parse(opts []option, stopAtOperand bool, status int) ([]flag, []string, int, bool) {
-	opts = append(opts[:len(opts):len(opts)], option{long: "help"})
+	opts = append(opts[:len(opts):len(opts)], option{long: "help"}, option{long: "version"})
 	flags, operands, err := getopt(r.env.Args[1:], opts, stopAtOperand)
 	if err != nil {
 		return nil, nil, r.usage(status, "%s", err.Error()), false
 	}
 	for _, f := range flags {
+		if f.key == "version" {
+			fmt.Fprintf(r.env.Stdout, "%s (wsfs runner) — GNU-compatible reimplementation\n", r.env.Name())
+			return nil, nil, 0, false
+		}
 		if f.key == "help" {
 			fmt.Fprintf(r.env.Stdout, "Usage: %s [OPTION]... [FILE]...\nSee the runner's `help %s` for the supported flags.\n", r.env.Name(), r.env.Name())
 			return nil, nil, 0, false
