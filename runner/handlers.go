@@ -51,6 +51,8 @@ func (st *runState) call(ctx context.Context, args []string) ([]string, error) {
 		}
 	case "printf":
 		return printfBuiltin(interp.HandlerCtx(ctx), args), nil
+	case "alias", "unalias":
+		return st.aliasStatus(ctx, args), nil
 	case "type":
 		return st.typeBuiltin(ctx, args), nil
 	case "command":
@@ -200,6 +202,46 @@ func (st *runState) commandV(ctx context.Context, args []string) []string {
 		}
 	}
 	return statusArgs(code)
+}
+
+// aliasStatus tracks the aliases a script defines so that `alias NAME`
+// and `unalias NAME` of an unknown name fail as in bash (mvdan/sh's
+// succeed); everything else goes on to the interpreter's builtins.
+func (st *runState) aliasStatus(ctx context.Context, args []string) []string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.aliases == nil {
+		st.aliases = map[string]bool{}
+	}
+	names := args[1:]
+	if len(names) > 0 && strings.HasPrefix(names[0], "-") {
+		if args[0] == "unalias" && names[0] == "-a" {
+			clear(st.aliases)
+		}
+		return args
+	}
+	var missing []string
+	for _, n := range names {
+		name, _, isDef := strings.Cut(n, "=")
+		switch {
+		case args[0] == "alias" && isDef:
+			st.aliases[name] = true
+		case st.aliases[name]:
+			if args[0] == "unalias" {
+				delete(st.aliases, name)
+			}
+		default:
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) == 0 {
+		return args
+	}
+	hc := interp.HandlerCtx(ctx)
+	for _, n := range missing {
+		fmt.Fprintf(hc.Stderr, "bash: %s: %s: not found\n", args[0], n)
+	}
+	return statusArgs(1)
 }
 
 // isFunc reports whether the script defined a function of that name.

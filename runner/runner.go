@@ -118,6 +118,7 @@ type runState struct {
 	hitOnce   map[string]bool
 	calls     atomic.Int64    // simple commands run, to pace the depth check
 	funcs     map[string]bool // functions the script declares, for type and command -v
+	aliases   map[string]bool // aliases the script defined
 	cancel    context.CancelCauseFunc
 	// goroutineBase is the process's goroutine count when the run began;
 	// the pipeline limit counts above it.

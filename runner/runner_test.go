@@ -83,6 +83,8 @@ func TestRunBasics(t *testing.T) {
 		{"echo *.txt", "a.txt\n", "", 0},
 		{"xargs echo < a.txt", "one two three\n", "", 0},
 		{"find . -name '*.txt' -exec cat {} \\; | wc -l", "3\n", "", 0},
+		{"alias nosuch || echo failed; unalias nosuch || echo failed", "failed\nfailed\n", "not found", 0},
+		{"shopt -s expand_aliases; alias hi='echo hi'; alias hi >/dev/null && echo known; unalias hi; alias hi || echo gone", "known\ngone\n", "alias: hi: not found", 0},
 	}
 	for _, c := range cases {
 		res := s.run(c.script, Limits{})
@@ -117,6 +119,14 @@ func TestRunWallTime(t *testing.T) {
 	}
 	if res := s.run("echo next", Limits{}); string(res.Stdout) != "next\n" {
 		t.Fatalf("next run: %q", res.Stdout)
+	}
+}
+
+func TestRunWallTimeStopsABlockedCommand(t *testing.T) {
+	s := newSandbox(t)
+	res := s.run("sleep 30; echo after", Limits{WallTime: 200 * time.Millisecond})
+	if res.ExitCode != StatusTimeout || len(res.Stdout) != 0 {
+		t.Fatalf("exit %d stdout %q", res.ExitCode, res.Stdout)
 	}
 }
 
