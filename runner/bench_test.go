@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"os/exec"
 	"testing"
 )
 
@@ -38,6 +39,20 @@ func BenchmarkRunPipeline(b *testing.B) {
 		res := Run(ctx, Config{Script: "seq 100 | sort -rn | head -n 3 | wc -l", WorkspaceDir: ws})
 		if res.ExitCode != 0 || string(res.Stdout) != "3\n" {
 			b.Fatalf("exit %d %q", res.ExitCode, res.Stdout)
+		}
+	}
+}
+
+// BenchmarkBashEchoHi is the reference: GNU bash started for `echo hi`.
+func BenchmarkBashEchoHi(b *testing.B) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		b.Skip("GNU bash is missing")
+	}
+	for b.Loop() {
+		out, err := exec.Command(bash, "-c", "echo hi").Output()
+		if err != nil || string(out) != "hi\n" {
+			b.Fatalf("bash: %v %q", err, out)
 		}
 	}
 }
