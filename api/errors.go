@@ -23,6 +23,7 @@ const (
 	CodeBlobCorrupt  = "blob_corrupt"
 	CodeBusy         = "busy"
 	CodeInternal     = "internal"
+	CodeRunBusy      = "run_busy" // wsfs run: the workspace's queue did not reach this command within --wait
 )
 
 // codeSentinels maps each code to the sentinel the client wraps again, in
@@ -42,6 +43,7 @@ var codeSentinels = []struct {
 	{CodeBlobCorrupt, objects.ErrCorrupt},
 	{CodeStore, meta.ErrStore},
 	{CodeBusy, ErrBusy},
+	{CodeRunBusy, ErrRunBusy},
 }
 
 // wireError is the JSON body of a failed call.

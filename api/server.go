@@ -56,6 +56,8 @@ type Server struct {
 	locksMu sync.Mutex
 	locks   map[string]*sync.Mutex
 
+	runs *runQueues
+
 	shutdownOnce sync.Once
 	shutdown     chan struct{}
 }
@@ -69,6 +71,7 @@ func NewServer(cfg Config) *Server {
 	s := &Server{cfg: cfg, log: log, started: time.Now(), mux: http.NewServeMux(),
 		locks: map[string]*sync.Mutex{}, shutdown: make(chan struct{})}
 	s.routes()
+	s.runRoutes()
 	return s
 }
 
@@ -553,7 +556,7 @@ func statusFor(code string) int {
 		return http.StatusBadRequest
 	case CodeQuota:
 		return http.StatusForbidden
-	case CodeInUse, CodeGCRunning, CodeBusy:
+	case CodeInUse, CodeGCRunning, CodeBusy, CodeRunBusy:
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError

@@ -35,6 +35,7 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	allowOther := fs.Bool("allow-other", false, "let other users reach the mount (needs user_allow_other in /etc/fuse.conf for non-root)")
 	foreground := fs.Bool("foreground", true, "stay in the foreground (the only mode: run it under a service manager to detach)")
 	debug := fs.Bool("debug", false, "log every FUSE request")
+	removeMountPoint := fs.Bool("remove-mount-point", false, "remove DIR after unmounting (wsfs run's private server)")
 	if err := parse(a, v, fs, args); err != nil {
 		return err
 	}
@@ -143,6 +144,11 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	}
 	if serr != nil {
 		return serr
+	}
+	if *removeMountPoint {
+		if err := os.Remove(dir); err != nil {
+			log.Warn("wsfs mount: the mount point stays", "dir", dir, "err", err)
+		}
 	}
 	log.Info("wsfs mount: stopped cleanly", "dir", dir)
 	return nil
