@@ -51,6 +51,8 @@ func (st *runState) call(ctx context.Context, args []string) ([]string, error) {
 		}
 	case "printf":
 		return printfBuiltin(interp.HandlerCtx(ctx), args), nil
+	case "help":
+		return st.help(interp.HandlerCtx(ctx), args), nil
 	case "alias", "unalias":
 		return st.aliasStatus(ctx, args), nil
 	case "type":
@@ -199,6 +201,37 @@ func (st *runState) commandV(ctx context.Context, args []string) []string {
 			fmt.Fprintln(hc.Stdout, "/bin/"+n)
 		default:
 			fmt.Fprintln(hc.Stdout, n)
+		}
+	}
+	return statusArgs(code)
+}
+
+// help lists the runner's commands with their one-line summaries, or
+// the flags of the commands named.
+func (st *runState) help(hc interp.HandlerContext, args []string) []string {
+	names := args[1:]
+	if len(names) == 0 {
+		for n := range st.table {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		fmt.Fprintln(hc.Stdout, "Commands (shell builtins such as cd, echo, printf, read, test also work):")
+		for _, n := range names {
+			fmt.Fprintf(hc.Stdout, "  %-10s %s\n", n, st.table[n].Summary)
+		}
+		return statusArgs(0)
+	}
+	code := 0
+	for _, n := range names {
+		spec, ok := st.table[n]
+		if !ok {
+			fmt.Fprintf(hc.Stderr, "bash: help: no help topics match `%s'\n", n)
+			code = 1
+			continue
+		}
+		fmt.Fprintf(hc.Stdout, "%s: %s\n", n, spec.Summary)
+		if len(spec.Flags) > 0 {
+			fmt.Fprintf(hc.Stdout, "  flags: %s\n", strings.Join(spec.Flags, " "))
 		}
 	}
 	return statusArgs(code)

@@ -83,6 +83,8 @@ func TestRunBasics(t *testing.T) {
 		{"echo *.txt", "a.txt\n", "", 0},
 		{"xargs echo < a.txt", "one two three\n", "", 0},
 		{"find . -name '*.txt' -exec cat {} \\; | wc -l", "3\n", "", 0},
+		{"help | grep -c '^  jq '; help sort | head -n 1", "1\nsort: " + DefaultCommands()["sort"].Summary + "\n", "", 0},
+		{"help nosuch", "", "help: no help topics match", 1},
 		{"alias nosuch || echo failed; unalias nosuch || echo failed", "failed\nfailed\n", "not found", 0},
 		{"shopt -s expand_aliases; alias hi='echo hi'; alias hi >/dev/null && echo known; unalias hi; alias hi || echo gone", "known\ngone\n", "alias: hi: not found", 0},
 	}
