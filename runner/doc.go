@@ -54,6 +54,8 @@
 //     a fresh interpreter with the same confinement.
 //   - TMPDIR is unset (the interpreter's FIFO folder points where no agent
 //     path reaches).
+//   - help lists the runner's commands (CommandSpecs) instead of bash's
+//     builtins; `help NAME` prints a command's summary and flags.
 //   - printf is the runner's own (bash's formats, %q, -v, format reuse);
 //     mvdan/sh's lacks most of them.
 //   - A command whose output pipe closed stops quietly with status 141, as
