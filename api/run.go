@@ -83,10 +83,44 @@ type RunReport struct {
 
 // RunResult is the server's answer once the command is snapshotted.
 type RunResult struct {
-	Revision  meta.RevNum      `json:"revision"`
-	Committed bool             `json:"committed"`
-	OutputRef string           `json:"output_ref,omitempty"`
-	Refusals  []fusefs.Refusal `json:"refusals,omitempty"`
+	Revision  meta.RevNum  `json:"revision"`
+	Committed bool         `json:"committed"`
+	OutputRef string       `json:"output_ref,omitempty"`
+	Refusals  []RunRefusal `json:"refusals,omitempty"`
+}
+
+// RunRefusal is a write the workspace's quotas refused during a command,
+// with the server's text (limit, usage, path).
+type RunRefusal struct {
+	Text  string     `json:"text"`
+	Quota *wireQuota `json:"quota,omitempty"`
+}
+
+// QuotaError returns the refusal as a *meta.QuotaError (nil if unknown).
+func (r RunRefusal) QuotaError() *meta.QuotaError {
+	if r.Quota == nil {
+		return nil
+	}
+	return r.Quota.quotaError()
+}
+
+// runRefusals converts the mount's refusals, dropping repeats of the same
+// text (one write can be refused at open and again at close).
+func runRefusals(rs []fusefs.Refusal) []RunRefusal {
+	var out []RunRefusal
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if seen[r.Text] {
+			continue
+		}
+		seen[r.Text] = true
+		rr := RunRefusal{Text: r.Text}
+		if r.Error != nil {
+			rr.Quota = quotaToWire(r.Error)
+		}
+		out = append(out, rr)
+	}
+	return out
 }
 
 // Output frame kinds.
@@ -464,7 +498,7 @@ func (s *Server) finishRun(l *runLease, rep *RunReport) (RunResult, error) {
 		} else {
 			l.result.Revision, l.result.Committed = rev.N, committed
 		}
-		l.result.Refusals = rm.Refusals(l.ws)
+		l.result.Refusals = runRefusals(rm.Refusals(l.ws))
 		l.release()
 		if l.scratch != "" && validScratch(l.scratch) {
 			os.RemoveAll(l.scratch)
