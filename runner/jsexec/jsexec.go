@@ -1,0 +1,252 @@
+// Package jsexec is the runner's js-exec command: JavaScript (and
+// TypeScript, stripped by esbuild) run in QuickJS compiled to WebAssembly
+// (github.com/fastschema/qjs on wazero). The engine sees no host files:
+// its WASI root is an empty temporary folder, QuickJS's std/os globals are
+// removed before user code runs, and the Node-like fs module is a set of Go
+// functions over the command's confined FS, so quotas and confinement apply
+// exactly as for shell commands. Wall time and memory are bounded per run.
+package jsexec
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/evanw/esbuild/pkg/api"
+	"github.com/fastschema/qjs"
+
+	"github.com/wsfs/wsfs/runner/command"
+)
+
+//go:embed prelude.js
+var prelude string
+
+// Config bounds one js-exec run.
+type Config struct {
+	Timeout     time.Duration // wall time; 0 means DefaultTimeout
+	MemoryLimit int           // bytes of QuickJS heap; 0 means DefaultMemoryLimit
+	// CacheDir keeps wazero's compiled QuickJS across processes; empty keeps
+	// it in memory only. The first run in a process fixes it.
+	CacheDir string
+}
+
+// Defaults of Config.
+const (
+	DefaultTimeout     = 5 * time.Second
+	DefaultMemoryLimit = 64 << 20
+)
+
+// Commands returns js-exec with the default limits.
+func Commands() []command.Spec {
+	return []command.Spec{Spec(Config{})}
+}
+
+// Spec returns the js-exec command with the given limits.
+func Spec(cfg Config) command.Spec {
+	return command.Spec{
+		Name:    "js-exec",
+		Summary: "run JavaScript or TypeScript in a sandboxed QuickJS (fs and path bound to the workspace)",
+		Flags:   []string{"-c CODE"},
+		Func:    cfg.run,
+	}
+}
+
+var moduleSyntax = regexp.MustCompile(`(?m)^\s*(import\s*[\w{*'"]|export\s)`)
+
+// exitError carries process.exit's status through the JavaScript stack.
+const exitMarker = "\x00js-exec exit"
+
+func (cfg Config) run(ctx context.Context, env *command.Env) int {
+	var code, file string
+	args := env.Args[1:]
+	switch {
+	case len(args) > 0 && args[0] == "-c":
+		if len(args) < 2 {
+			env.Errorf("-c needs CODE: js-exec -c 'console.log(1)'")
+			return 2
+		}
+		code, file, args = args[1], "[eval]", args[2:]
+	case len(args) > 0 && args[0] != "-":
+		f, err := readAll(env.FS, args[0])
+		if err != nil {
+			env.Errorf("%s: %s", args[0], command.Strerror(err))
+			return 1
+		}
+		code, file, args = f, env.FS.Abs(args[0]), args[1:]
+	default:
+		if len(args) > 0 {
+			args = args[1:]
+		}
+		b, err := io.ReadAll(env.Stdin)
+		if err != nil {
+			env.Errorf("reading stdin: %s", err)
+			return 1
+		}
+		code, file = string(b), "[stdin]"
+	}
+	src, err := transform(code, file)
+	if err != nil {
+		env.Errorf("%s", err)
+		return 1
+	}
+	return cfg.exec(ctx, env, src, file, args)
+}
+
+// transform strips TypeScript types and turns ES module syntax into
+// CommonJS (run by the prelude's require); plain scripts pass unchanged so
+// that their line numbers stay right.
+func transform(code, file string) (string, error) {
+	ext := path.Ext(file)
+	isTS := ext == ".ts" || ext == ".mts" || ext == ".cts"
+	if !isTS && !moduleSyntax.MatchString(code) {
+		return code, nil
+	}
+	loader := api.LoaderJS
+	if isTS {
+		loader = api.LoaderTS
+	}
+	res := api.Transform(code, api.TransformOptions{
+		Loader:     loader,
+		Format:     api.FormatCommonJS,
+		Target:     api.ES2022,
+		Sourcefile: file,
+	})
+	if len(res.Errors) > 0 {
+		msgs := api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage})
+		return "", fmt.Errorf("%s: cannot compile:\n%s", file, strings.TrimRight(strings.Join(msgs, ""), "\n"))
+	}
+	return string(res.Code), nil
+}
+
+func readAll(fsys command.FS, name string) (string, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	return string(b), err
+}
+
+func (cfg Config) exec(ctx context.Context, env *command.Env, src, file string, args []string) (status int) {
+	timeout, memLimit := cfg.Timeout, cfg.MemoryLimit
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	if memLimit <= 0 {
+		memLimit = DefaultMemoryLimit
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	// The engine's WASI root: an empty folder, never the workspace, because
+	// wazero's directory mount follows host symlinks.
+	empty, err := os.MkdirTemp("", "js-exec-root-")
+	if err != nil {
+		env.Errorf("cannot make the sandbox root: %s", err)
+		return 1
+	}
+	defer os.RemoveAll(empty)
+
+	h := &host{env: env, exit: -1}
+	defer func() {
+		if r := recover(); r != nil {
+			status = h.failure(ctx, fmt.Errorf("%v", r), timeout)
+		}
+	}()
+	rt, err := qjs.New(qjs.Option{
+		CWD:                empty,
+		Context:            ctx,
+		CloseOnContextDone: true,
+		MemoryLimit:        memLimit,
+		CacheDir:           cfg.CacheDir,
+		Stdout:             env.Stdout,
+		Stderr:             env.Stderr,
+	})
+	if err != nil {
+		return h.failure(ctx, err, timeout)
+	}
+	defer func() {
+		// Closing a runtime whose module was stopped by the deadline panics.
+		defer func() { _ = recover() }()
+		rt.Close()
+	}()
+	jctx := rt.Context()
+	h.install(jctx, file, args)
+	if v, err := jctx.Eval("[js-exec prelude]", qjs.Code(prelude)); err != nil {
+		return h.failure(ctx, fmt.Errorf("prelude: %w", err), timeout)
+	} else {
+		v.Free()
+	}
+	dir := "."
+	if strings.HasPrefix(file, "/") {
+		dir = path.Dir(file)
+	}
+	wrapped := "(function (exports, module, __filename, __dirname) {" + src +
+		"\n})(globalThis.module = { exports: {} }, globalThis.module, " + quoteJS(file) + ", " + quoteJS(dir) + ");"
+	v, err := jctx.Eval(file, qjs.Code(wrapped))
+	if err != nil {
+		return h.failure(ctx, err, timeout)
+	}
+	v.Free()
+	if h.exit >= 0 {
+		return h.exit
+	}
+	return 0
+}
+
+// failure turns an engine error into a message and a status.
+func (h *host) failure(ctx context.Context, err error, timeout time.Duration) int {
+	if h.exit >= 0 {
+		return h.exit
+	}
+	msg := err.Error()
+	switch {
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		h.env.Errorf("script stopped: wall time limit of %s exceeded", timeout)
+		return 124
+	case ctx.Err() != nil:
+		h.env.Errorf("script stopped: %s", ctx.Err())
+		return 130
+	case strings.Contains(msg, "out of memory"):
+		h.env.Errorf("script stopped: memory limit exceeded (%s)", firstLine(msg))
+		return 1
+	case strings.Contains(msg, "stack overflow"):
+		h.env.Errorf("script stopped: %s", firstLine(msg))
+		return 1
+	}
+	fmt.Fprintf(h.env.Stderr, "Uncaught %s\n", strings.TrimRight(msg, "\n"))
+	return 1
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func quoteJS(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x2028 || r == 0x2029:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
