@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wsfs/wsfs/api"
+)
+
+type runOut struct {
+	ExitCode   int      `json:"exit_code"`
+	Stdout     string   `json:"stdout"`
+	Stderr     string   `json:"stderr"`
+	Truncated  bool     `json:"truncated"`
+	OutputRef  string   `json:"output_ref"`
+	Revision   int      `json:"revision"`
+	Committed  bool     `json:"committed"`
+	DurationMS *int64   `json:"duration_ms"`
+	LimitsHit  []string `json:"limits_hit"`
+}
+
+func runJSONOut(t *testing.T, home string, args ...string) runOut {
+	t.Helper()
+	out, errOut, _ := wsfsBin(t, home, "", append([]string{"run", "--json"}, args...)...)
+	var r runOut
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("wsfs run --json %q: %v\nstdout %s\nstderr %s", args, err, out, errOut)
+	}
+	if r.DurationMS == nil || r.LimitsHit == nil {
+		t.Fatalf("wsfs run --json: duration_ms or limits_hit missing: %s", out)
+	}
+	return r
+}
+
+func revisionCount(t *testing.T, home, ws string) int {
+	t.Helper()
+	out, errOut, code := wsfsBin(t, home, "", "log", "--json", ws)
+	if code != 0 {
+		t.Fatalf("wsfs log: %d %s", code, errOut)
+	}
+	var revs []json.RawMessage
+	if err := json.Unmarshal([]byte(out), &revs); err != nil {
+		t.Fatalf("wsfs log --json: %v\n%s", err, out)
+	}
+	return len(revs)
+}
+
+func mustOK(t *testing.T, home, stdin string, args ...string) string {
+	t.Helper()
+	out, errOut, code := wsfsBin(t, home, stdin, args...)
+	if code != 0 {
+		t.Fatalf("wsfs %q: exit %d\n%s", args, code, errOut)
+	}
+	return out
+}
+
+// TestRunAgentSession is the product's smoke test: an agent's commands
+// through wsfs run against a running server, one revision per command that
+// changes something, the cwd kept between commands.
+func TestRunAgentSession(t *testing.T) {
+	requireFUSE(t)
+	home, mnt := newMountDirs(t)
+	s := startServer(t, home, mnt, "--quiet", "1h")
+	mustOK(t, home, "", "create", "acme/r")
+
+	out := mustOK(t, home, "", "run", "-w", "acme/r",
+		`mkdir -p reports/empty; cd reports; printf 'name,score\nAlpha,8\nBeta,9\n' > scores.csv; cat scores.csv`)
+	if want := "name,score\nAlpha,8\nBeta,9\n"; out != want {
+		t.Fatalf("first command printed %q, want %q", out, want)
+	}
+	if n := revisionCount(t, home, "acme/r"); n != 2 {
+		t.Fatalf("%d revisions after the first command, want 2", n)
+	}
+	// The script on stdin; the cwd persisted.
+	out = mustOK(t, home, "pwd; cat scores.csv", "run", "-w", "acme/r")
+	if want := "/workspace/reports\nname,score\nAlpha,8\nBeta,9\n"; out != want {
+		t.Fatalf("second command printed %q, want %q", out, want)
+	}
+	if n := revisionCount(t, home, "acme/r"); n != 2 {
+		t.Fatalf("a command that changed nothing made a revision: %d revisions", n)
+	}
+	r := runJSONOut(t, home, "-w", "acme/r", "mv scores.csv final.csv; ls")
+	if r.ExitCode != 0 || !r.Committed || r.Revision != 3 || r.Stdout != "empty\nfinal.csv\n" || r.OutputRef == "" || r.Truncated {
+		t.Fatalf("mv: %+v", r)
+	}
+	if b, err := os.ReadFile(filepath.Join(mnt, "acme/r/reports/final.csv")); err != nil || string(b) != "name,score\nAlpha,8\nBeta,9\n" {
+		t.Fatalf("final.csv on the mount: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(mnt, "acme/r/reports/scores.csv")); !os.IsNotExist(err) {
+		t.Fatalf("scores.csv still on the mount: %v", err)
+	}
+	if out := mustOK(t, home, "", "output", r.OutputRef); out != "empty\nfinal.csv\n" {
+		t.Fatalf("wsfs output printed %q", out)
+	}
+	show := mustOK(t, home, "", "show", "--json", "acme/r@3")
+	if !strings.Contains(show, "mv scores.csv final.csv; ls") || !strings.Contains(show, `"/reports"`) {
+		t.Fatalf("revision 3 does not record the command and cwd:\n%s", show)
+	}
+
+	// Exit code, stderr and a file given with -f.
+	script := filepath.Join(t.TempDir(), "s.sh")
+	os.WriteFile(script, []byte("echo oops >&2; exit 7\n"), 0o644)
+	stdout, stderr, code := wsfsBin(t, home, "", "run", "-w", "acme/r", "-f", script)
+	if code != 7 || stdout != "" || stderr != "oops\n" {
+		t.Fatalf("exit 7: code %d stdout %q stderr %q", code, stdout, stderr)
+	}
+	r = runJSONOut(t, home, "-w", "acme/r", "pwd")
+	if r.Committed || r.Revision != 3 || r.Stdout != "/workspace/reports\n" {
+		t.Fatalf("pwd: %+v", r)
+	}
+
+	// Quota refusals come with the server's words.
+	mustOK(t, home, "", "quota", "acme/r", "set", "file-bytes=10")
+	_, stderr, code = wsfsBin(t, home, "", "run", "-w", "acme/r", `printf '%0100d' 0 > big.txt`)
+	// The exit code is the runner's: a write refused at close may not fail the command.
+	_ = code
+	if !strings.Contains(stderr, "10 bytes per file") || !strings.Contains(stderr, "big.txt") {
+		t.Fatalf("quota refusal: code %d stderr %q", code, stderr)
+	}
+
+	// Bad input.
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"run", "echo hi"}, exitUsage, "-w TENANT/NAME is required"},
+		{[]string{"run", "-w", "Bad Name", "echo hi"}, exitUsage, "-w"},
+		{[]string{"run", "-w", "acme/nope", "echo hi"}, exitNotFound, "acme/nope"},
+		{[]string{"run", "-w", "acme/r", "if then fi"}, 2, "syntax"},
+		{[]string{"output", "nothex"}, exitUsage, "not an output reference"},
+	} {
+		_, stderr, code := wsfsBin(t, home, "", tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.msg) {
+			t.Errorf("wsfs %q: exit %d stderr %q, want exit %d and %q", tc.args, code, stderr, tc.code, tc.msg)
+		}
+	}
+	if err := s.stop(os.Interrupt); err != nil {
+		t.Fatalf("server: %v\n%s", err, s.stderr)
+	}
+}
+
+// TestRunQueue: commands on one workspace run one at a time in arrival
+// order; --wait bounds the wait with a busy error.
+func TestRunQueue(t *testing.T) {
+	requireFUSE(t)
+	home, mnt := newMountDirs(t)
+	startServer(t, home, mnt, "--quiet", "1h")
+	mustOK(t, home, "", "create", "acme/q")
+	mustOK(t, home, "", "create", "acme/other")
+
+	// The first command holds the turn until its stdin... it cannot read
+	// the host's stdin, so it sleeps; the test waits for its first line.
+	first := exec.Command(wsfsBinary(t), "run", "-w", "acme/q", "echo go; sleep 2; echo 1 >> order")
+	first.Env = append(os.Environ(), "WSFS_HOME="+home, "WSFS_STORE=")
+	pipe, err := first.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(pipe).ReadString('\n')
+	if err != nil || line != "go\n" {
+		t.Fatalf("first command: %q %v", line, err)
+	}
+	// Another workspace is not held up.
+	if out := mustOK(t, home, "", "run", "--wait", "0", "-w", "acme/other", "echo free"); out != "free\n" {
+		t.Fatalf("other workspace: %q", out)
+	}
+	var wg sync.WaitGroup
+	codes := make([]int, 4)
+	for i := 2; i <= 3; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, stderr, code := wsfsBin(t, home, "", "run", "-w", "acme/q", fmt.Sprintf("echo %d >> order", i))
+			if code != 0 {
+				t.Errorf("command %d: exit %d %s", i, code, stderr)
+			}
+			codes[i] = code
+		}()
+		// Wait until the queue shows it (busy probes never join the queue).
+		want := fmt.Sprintf("busy: %d commands ahead", i)
+		for {
+			_, stderr, code := wsfsBin(t, home, "", "run", "--wait", "0", "-w", "acme/q", "true")
+			if code == exitStale && strings.Contains(stderr, want) {
+				break
+			}
+			if code != exitStale || !strings.Contains(stderr, "busy: ") {
+				t.Fatalf("probe: exit %d %q", code, stderr)
+			}
+		}
+	}
+	_, stderr, code := wsfsBin(t, home, "", "run", "--wait", "50ms", "-w", "acme/q", "true")
+	if code != exitStale || !strings.Contains(stderr, "busy: 3 commands ahead on acme/q") {
+		t.Fatalf("--wait 50ms: exit %d %q", code, stderr)
+	}
+	wg.Wait()
+	if err := first.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustOK(t, home, "", "run", "-w", "acme/q", "cat order"); out != "1\n2\n3\n" {
+		t.Fatalf("order %q, want 1 2 3", out)
+	}
+	if n := revisionCount(t, home, "acme/q"); n != 4 {
+		t.Fatalf("%d revisions, want 4 (create and three commands)", n)
+	}
+}
+
+// TestRunPrivateServer: with no server running, wsfs run starts one for
+// the duration and leaves nothing behind.
+func TestRunPrivateServer(t *testing.T) {
+	requireFUSE(t)
+	home := filepath.Join(t.TempDir(), "home")
+	mustOK(t, home, "", "create", "acme/p")
+	if out := mustOK(t, home, "", "run", "-w", "acme/p", "echo hi > a.txt; cat a.txt"); out != "hi\n" {
+		t.Fatalf("private run printed %q", out)
+	}
+	r := runJSONOut(t, home, "-w", "acme/p", "cat a.txt; echo more >> a.txt")
+	if r.ExitCode != 0 || r.Stdout != "hi\n" || !r.Committed || r.Revision != 3 {
+		t.Fatalf("second private run: %+v", r)
+	}
+	if out := mustOK(t, home, "", "cat", "acme/p", "a.txt"); out != "hi\nmore\n" {
+		t.Fatalf("a.txt %q", out)
+	}
+	if _, err := api.ReadInfo(home); err == nil {
+		t.Fatalf("server.json left behind")
+	}
+	left, _ := filepath.Glob(filepath.Join(home, "run-mount-*"))
+	for _, d := range left {
+		if mountedFUSE(d) {
+			t.Errorf("private mount %s left mounted", d)
+		}
+	}
+	if len(left) > 0 {
+		t.Fatalf("mount points left behind: %v", left)
+	}
+}
