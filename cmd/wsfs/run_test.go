@@ -244,3 +244,52 @@ func TestRunPrivateServer(t *testing.T) {
 		t.Fatalf("mount points left behind: %v", left)
 	}
 }
+
+// TestRunLimitsAndLostWorker: a command stopped by the wall time keeps its
+// changes; a worker killed mid-command still gets its changes committed,
+// and the workspace's turn is freed for the next command.
+func TestRunLimitsAndLostWorker(t *testing.T) {
+	requireFUSE(t)
+	home, mnt := newMountDirs(t)
+	startServer(t, home, mnt, "--quiet", "1h")
+	mustOK(t, home, "", "create", "acme/k")
+	mustOK(t, home, "", "quota", "acme/k", "set", "wall-time=1s", "output-bytes=1000")
+
+	r := runJSONOut(t, home, "-w", "acme/k", "echo before > a.txt; sleep 10; echo after > b.txt")
+	if r.ExitCode != 124 || !r.Committed || len(r.LimitsHit) != 1 || !strings.Contains(r.LimitsHit[0], "time limit") {
+		t.Fatalf("wall time: %+v", r)
+	}
+	r = runJSONOut(t, home, "-w", "acme/k", "seq 2000")
+	if !r.Truncated || len(r.Stdout) > 1000 || !strings.HasSuffix(r.Stdout, "2000\n") || r.OutputRef == "" {
+		t.Fatalf("output limit: truncated %v, %d bytes kept, ref %q", r.Truncated, len(r.Stdout), r.OutputRef)
+	}
+	full := mustOK(t, home, "", "output", r.OutputRef)
+	want, _ := exec.Command("seq", "2000").Output()
+	if full != string(want) {
+		t.Fatalf("wsfs output gave %d bytes, want the full %d", len(full), len(want))
+	}
+	mustOK(t, home, "", "quota", "acme/k", "set", "wall-time=30s")
+
+	worker := exec.Command(wsfsBinary(t), "run", "-w", "acme/k", "echo x > lost.txt; echo go; sleep 30")
+	worker.Env = append(os.Environ(), "WSFS_HOME="+home, "WSFS_STORE=")
+	pipe, err := worker.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(pipe).ReadString('\n'); err != nil || line != "go\n" {
+		t.Fatalf("worker: %q %v", line, err)
+	}
+	worker.Process.Kill()
+	worker.Wait()
+	// The next command waits for the lost one's snapshot, then runs.
+	if out := mustOK(t, home, "", "run", "-w", "acme/k", "cat lost.txt a.txt; ls"); out != "x\nbefore\na.txt\nlost.txt\n" {
+		t.Fatalf("after the lost worker: %q", out)
+	}
+	show := mustOK(t, home, "", "show", "--json", "acme/k")
+	if !strings.Contains(show, "sleep 30") {
+		t.Fatalf("the lost command's revision is not the head:\n%s", show)
+	}
+}
