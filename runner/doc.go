@@ -9,10 +9,11 @@
 //
 // "/" holds /workspace (the workspace; the first cwd), /tmp (scratch for
 // this command only) and /dev with null, stdin, stdout and stderr; nothing
-// else exists. PATH is empty and every command name resolves in the command
-// table (CommandSpecs: coreutils, textutils, grep, sed, awk, jq). Unknown
-// names give "NAME: command not found" (127); names reserved for commands
-// still to come give "NAME: not available yet" (127). Variables do not
+// else exists. PATH is empty and every command name resolves in the
+// command table (CommandSpecs: coreutils, textutils, grep, sed, awk, jq,
+// js-exec). Unknown names give "NAME: command not found" (127); names
+// reserved for commands still to come (NotAvailableYet) give "NAME: not
+// available yet" (127). Variables do not
 // persist between commands; the cwd does (Result.Cwd).
 //
 // # Confinement layers

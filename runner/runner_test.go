@@ -58,7 +58,8 @@ func TestRunBasics(t *testing.T) {
 		{"pwd", "/workspace/sub\n", "", 0}, // the cwd does
 		{"cd /workspace; echo $PATH.", ".\n", "", 0},
 		{"nosuchcmd --x", "", "nosuchcmd: command not found", 127},
-		{"js-exec 'x'", "", "js-exec: not available yet", 127},
+		{"yq '.a'", "", "yq: not available yet", 127},
+		{"js-exec -c 'console.log(1+1)'", "2\n", "", 0},
 		{"/bin/ls", "", "/bin/ls: No such file or directory", 127},
 		{"./a.txt", "", "Permission denied", 126},
 		{"exit 3", "", "", 3},

@@ -8,6 +8,7 @@ import (
 	"github.com/wsfs/wsfs/runner/coreutils"
 	"github.com/wsfs/wsfs/runner/grep"
 	"github.com/wsfs/wsfs/runner/jq"
+	"github.com/wsfs/wsfs/runner/jsexec"
 	"github.com/wsfs/wsfs/runner/sed"
 	"github.com/wsfs/wsfs/runner/textutils"
 )
@@ -20,7 +21,7 @@ func CommandSpecs() []command.Spec {
 	seen := map[string]bool{}
 	for _, specs := range [][]command.Spec{
 		coreutils.Commands(), textutils.Commands(), grep.Commands(),
-		sed.Commands(), awk.Commands(), jq.Commands(),
+		sed.Commands(), awk.Commands(), jq.Commands(), jsexec.Commands(),
 	} {
 		for _, s := range specs {
 			if !seen[s.Name] {
