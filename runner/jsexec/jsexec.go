@@ -17,6 +17,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/evanw/esbuild/pkg/api"
@@ -143,9 +144,6 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src, file string, 
 	if memLimit <= 0 {
 		memLimit = DefaultMemoryLimit
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
 	// The engine's WASI root: an empty folder, never the workspace, because
 	// wazero's directory mount follows host symlinks.
 	empty, err := os.MkdirTemp("", "js-exec-root-")
@@ -156,6 +154,13 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src, file string, 
 	defer os.RemoveAll(empty)
 
 	h := &host{env: env, exit: -1}
+	if err := compileOnce(ctx, empty, cfg.CacheDir); err != nil {
+		env.Errorf("cannot start QuickJS: %s", err)
+		return 1
+	}
+	// The wall time starts after the one-time compilation of the engine.
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	defer func() {
 		if r := recover(); r != nil {
 			status = h.failure(ctx, fmt.Errorf("%v", r), timeout)
@@ -200,6 +205,35 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src, file string, 
 		return h.exit
 	}
 	return 0
+}
+
+var (
+	compileMu sync.Mutex
+	compiled  bool
+)
+
+// compileOnce compiles QuickJS's wasm (seconds, once per process; qjs keeps
+// it globally) outside any script's deadline. The first call fixes the
+// compilation cache folder and the close-on-context-done setting.
+func compileOnce(ctx context.Context, root, cacheDir string) (err error) {
+	compileMu.Lock()
+	defer compileMu.Unlock()
+	if compiled {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("jsexec: %v", r)
+		}
+	}()
+	rt, err := qjs.New(qjs.Option{CWD: root, Context: ctx, CloseOnContextDone: true, CacheDir: cacheDir,
+		Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		return fmt.Errorf("jsexec: %w", err)
+	}
+	rt.Close()
+	compiled = true
+	return nil
 }
 
 // failure turns an engine error into a message and a status.

@@ -1,0 +1,135 @@
+package jsexec
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wsfs/wsfs/runner/command/commandtest"
+)
+
+func jsRun(t *testing.T, sb *commandtest.Sandbox, cfg Config, args ...string) commandtest.Result {
+	t.Helper()
+	return sb.Run(context.Background(), Spec(cfg).Func, "", append([]string{"js-exec"}, args...)...)
+}
+
+func TestFS(t *testing.T) {
+	sb := commandtest.New(t)
+	sb.WriteFiles(t, map[string]string{"data/in.json": `{"n": 41}`, "old.txt": "old"})
+	script := `
+const fs = require('fs'), path = require('node:path');
+const d = JSON.parse(fs.readFileSync('data/in.json', 'utf8'));
+fs.mkdirSync('out/deep/er', { recursive: true });
+fs.writeFileSync(path.join('out', 'deep', 'r.json'), JSON.stringify({ n: d.n + 1 }));
+fs.appendFileSync('out/log.txt', 'a');
+fs.appendFileSync('out/log.txt', new Uint8Array([98, 10]));
+console.log(fs.readFileSync('out/log.txt').toString().trim(), fs.readFileSync('out/log.txt').length);
+console.log(fs.existsSync('out/deep'), fs.existsSync('nope'), fs.statSync('out').isDirectory(), fs.statSync('old.txt').size);
+console.log(fs.readdirSync('out').join(','));
+fs.renameSync('old.txt', 'new.txt');
+fs.unlinkSync('new.txt');
+try { fs.readFileSync('missing.txt') } catch (e) { console.log(e.code, e.message) }
+try { fs.mkdirSync('out') } catch (e) { console.log(e.code) }
+fs.rmSync('out/deep', { recursive: true });
+fs.rmSync('nothing', { force: true });
+console.log(fs.readdirSync('.').join(','));
+`
+	r := jsRun(t, sb, Config{}, "-c", script)
+	want := "ab 3\ntrue false true 3\ndeep,log.txt\nENOENT ENOENT: no such file or directory, open 'missing.txt'\nEEXIST\ndata,out\n"
+	if r.Stdout != want || r.Code != 0 {
+		t.Fatalf("got out %q err %q code %d, want %q", r.Stdout, r.Stderr, r.Code, want)
+	}
+	b, err := os.ReadFile(filepath.Join(sb.Workspace, "out", "log.txt"))
+	if err != nil || string(b) != "ab\n" {
+		t.Fatalf("out/log.txt = %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(sb.Workspace, "out", "deep")); !os.IsNotExist(err) {
+		t.Fatalf("out/deep still there: %v", err)
+	}
+}
+
+func TestPath(t *testing.T) {
+	sb := commandtest.New(t)
+	r := jsRun(t, sb, Config{}, "-c", `const p = require('path');
+console.log([p.join('a', '../b', 'c/'), p.resolve('x', '../y'), p.resolve('/r', 's'), p.dirname('/a/b/c.txt'), p.dirname('c'),
+  p.basename('/a/b/c.txt'), p.basename('/a/b/c.txt', '.txt'), p.extname('x.tar.gz'), p.extname('.bashrc'),
+  p.relative('/a/b/c', '/a/d'), p.join()].join('|'))`)
+	want := "b/c/|/workspace/y|/r/s|/a/b|.|c.txt|c|.gz||../../d|.\n"
+	if r.Stdout != want {
+		t.Fatalf("got %q (err %q), want %q", r.Stdout, r.Stderr, want)
+	}
+}
+
+// TestConfinement: the engine reads no host file, even through a workspace
+// symlink or QuickJS's own std module.
+func TestConfinement(t *testing.T) {
+	sb := commandtest.New(t)
+	if err := os.Symlink("/etc/passwd", filepath.Join(sb.Workspace, "pw")); err != nil {
+		t.Fatal(err)
+	}
+	r := jsRun(t, sb, Config{}, "-c", `const fs = require('fs');
+try { console.log(fs.readFileSync('pw', 'utf8')) } catch (e) { console.log('fs', e.code) }
+try { console.log(fs.readFileSync('/etc/passwd', 'utf8')) } catch (e) { console.log('abs', e.code) }
+try { console.log(fs.readFileSync('../../../etc/passwd', 'utf8')) } catch (e) { console.log('dots', e.code) }
+import('qjs:std').then((std) => {
+  for (const p of ['/pw', 'pw', '/etc/passwd', '/workspace/pw']) console.log('std', p, std.loadFile(p));
+}).catch((e) => console.log('import', e.message));
+`)
+	if strings.Contains(r.Stdout, "root:") || r.Code != 0 {
+		t.Fatalf("host file read or failure: out %q err %q code %d", r.Stdout, r.Stderr, r.Code)
+	}
+	for _, want := range []string{"fs ENOENT", "abs ENOENT", "dots ENOENT"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("output lacks %q: %q", want, r.Stdout)
+		}
+	}
+	t.Logf("output: %s", r.Stdout)
+}
+
+func TestLimits(t *testing.T) {
+	sb := commandtest.New(t)
+	r := jsRun(t, sb, Config{Timeout: 300 * time.Millisecond}, "-c", "for (;;) {}")
+	if r.Code == 0 || !strings.Contains(r.Stderr, "wall time limit") {
+		t.Errorf("busy loop: code %d err %q", r.Code, r.Stderr)
+	}
+	r = jsRun(t, sb, Config{MemoryLimit: 8 << 20}, "-c", "let s = 'x'; for (;;) s = s + s")
+	if r.Code == 0 || !strings.Contains(r.Stderr, "memory limit") {
+		t.Errorf("allocation loop: code %d err %q", r.Code, r.Stderr)
+	}
+	// A run after both stops works again.
+	r = jsRun(t, sb, Config{}, "-c", "console.log('ok')")
+	if r.Stdout != "ok\n" {
+		t.Errorf("run after limits: %+v", r)
+	}
+}
+
+func TestTypeScript(t *testing.T) {
+	sb := commandtest.New(t)
+	sb.WriteFiles(t, map[string]string{
+		"in.json": `{"items": [1, 2, 3]}`,
+		"report.ts": `import * as fs from 'node:fs';
+interface Report { total: number; count: number }
+enum Kind { A = 'a' }
+const d: { items: number[] } = JSON.parse(fs.readFileSync('in.json', 'utf8'));
+const r: Report = { total: d.items.reduce((a: number, b: number) => a + b, 0), count: d.items.length };
+fs.writeFileSync('report.json', JSON.stringify(r));
+console.log(Kind.A, r.total as number);
+`,
+		"bad.ts": "let x: = 1;\n",
+	})
+	r := jsRun(t, sb, Config{}, "report.ts")
+	if r.Stdout != "a 6\n" || r.Code != 0 {
+		t.Fatalf("report.ts: %+v", r)
+	}
+	b, err := os.ReadFile(filepath.Join(sb.Workspace, "report.json"))
+	if err != nil || string(b) != `{"total":6,"count":3}` {
+		t.Fatalf("report.json = %q, %v", b, err)
+	}
+	r = jsRun(t, sb, Config{}, "bad.ts")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "bad.ts") {
+		t.Fatalf("bad.ts: %+v", r)
+	}
+}
