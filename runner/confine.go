@@ -12,4 +12,5 @@ type ConfineReport struct {
 	Network     bool // TCP bind and connect denied
 	MemoryBytes uint64
 	CPUSeconds  uint64
+	TempDir     string // the worker's private host temporary folder (TMPDIR)
 }

@@ -16,8 +16,10 @@ var goReadPaths = []string{"/usr/share/zoneinfo", "/etc/localtime", "/etc/timezo
 
 // Confine restricts the current process, for good, to what one `wsfs
 // run` worker needs: Landlock limits file access to the workspace and
-// scratch folders (read-write), /dev/null and the time-zone files (read),
-// and denies TCP bind and connect (Landlock ABI 4 and later); rlimits cap
+// scratch folders and a private temporary folder (read-write; TMPDIR
+// points there, ConfineReport.TempDir names it for the caller to remove),
+// /dev/null and the time-zone files (read), and denies TCP bind and
+// connect (Landlock ABI 4 and later); rlimits cap
 // the address space (Limits.MaxMemoryBytes, default 4 GiB) and CPU time
 // (Limits.MaxCPUTime, default twice the wall time). Landlock is best
 // effort: on a kernel without it (or with an older ABI) Confine logs what
@@ -30,9 +32,9 @@ func Confine(cfg Config) (ConfineReport, error) {
 	}
 	lim := cfg.Limits.withDefaults()
 	rep := ConfineReport{}
-	abi, err := llsys.LandlockGetABIVersion()
-	if err != nil || abi < 1 {
-		logger.Warn("runner: Landlock is not supported by this kernel; the worker is confined by os.Root and rlimits only", "err", err)
+	abi, abiErr := llsys.LandlockGetABIVersion()
+	if abiErr != nil || abi < 1 {
+		logger.Warn("runner: Landlock is not supported by this kernel; the worker is confined by os.Root and rlimits only", "err", abiErr)
 	} else {
 		rep.LandlockABI = abi
 	}
@@ -47,6 +49,18 @@ func Confine(cfg Config) (ConfineReport, error) {
 	if len(rw) == 0 {
 		return rep, fmt.Errorf("runner: confine: no workspace folder given")
 	}
+	// Commands that need a private host folder (js-exec's empty WASI root)
+	// make it under os.TempDir; give the worker its own, outside the
+	// agent's view, and point TMPDIR there.
+	private, err := os.MkdirTemp("", "wsfs-worker-")
+	if err != nil {
+		return rep, fmt.Errorf("runner: confine: private temporary folder: %w", err)
+	}
+	if err := os.Setenv("TMPDIR", private); err != nil {
+		return rep, fmt.Errorf("runner: confine: %w", err)
+	}
+	rep.TempDir = private
+	rw = append(rw, private)
 	rules = append(rules, landlock.RWDirs(rw...).WithRefer())
 	rules = append(rules, landlock.RWFiles("/dev/null"))
 	for _, p := range goReadPaths {

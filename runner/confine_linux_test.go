@@ -24,6 +24,7 @@ type confineOutcome struct {
 	DialErr       string
 	RunStdout     string
 	RunExit       int
+	RunStderr     string
 	BigAllocPanic bool
 }
 
@@ -37,6 +38,9 @@ func TestConfineChild(t *testing.T) {
 	var out confineOutcome
 	rep, err := Confine(Config{WorkspaceDir: ws, ScratchDir: scratch, Limits: Limits{MaxMemoryBytes: 2 << 30}})
 	out.Report = rep
+	if rep.TempDir != "" {
+		defer os.RemoveAll(rep.TempDir)
+	}
 	if err != nil {
 		out.ConfineErr = err.Error()
 	}
@@ -54,8 +58,8 @@ func TestConfineChild(t *testing.T) {
 	} else {
 		c.Close()
 	}
-	res := Run(context.Background(), Config{Script: "echo hi > f; cat f written; date +%Y >/dev/null", WorkspaceDir: ws, ScratchDir: scratch})
-	out.RunStdout, out.RunExit = string(res.Stdout), res.ExitCode
+	res := Run(context.Background(), Config{Script: "echo hi > f; cat f written; date +%Y >/dev/null; js-exec -c 'console.log(3)'", WorkspaceDir: ws, ScratchDir: scratch})
+	out.RunStdout, out.RunExit, out.RunStderr = string(res.Stdout), res.ExitCode, string(res.Stderr)
 	data, _ := json.Marshal(out)
 	os.Stdout.Write(append([]byte("CONFINE-OUTCOME "), append(data, '\n')...))
 }
@@ -121,8 +125,8 @@ func TestConfineInChildProcess(t *testing.T) {
 	if out.WriteErr != "" {
 		t.Errorf("writing in the workspace failed: %s", out.WriteErr)
 	}
-	if out.RunExit != 0 || out.RunStdout != "hi\nok\n" {
-		t.Errorf("Run in the confined child: exit %d stdout %q", out.RunExit, out.RunStdout)
+	if out.RunExit != 0 || out.RunStdout != "hi\nok\n3\n" {
+		t.Errorf("Run in the confined child: exit %d stdout %q stderr %q", out.RunExit, out.RunStdout, out.RunStderr)
 	}
 	if out.Report.MemoryBytes != 2<<30 || out.Report.CPUSeconds != 30 {
 		t.Errorf("rlimits: %+v", out.Report)
