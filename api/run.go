@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -145,6 +146,10 @@ type runQueues struct {
 	mu     sync.Mutex
 	ws     map[string]*wsQueue
 	leases map[string]*runLease
+	// subs follow a workspace's commands (wsfs logs -f); last is the
+	// newest finished command of each workspace.
+	subs map[string]map[chan RunEvent]bool
+	last map[string]*runLease
 }
 
 type wsQueue struct {
@@ -160,6 +165,7 @@ type runTicket struct {
 }
 
 type runLease struct {
+	q                               *runQueues
 	id, ws, script, author, scratch string
 	base                            meta.RevNum
 	started                         time.Time
@@ -168,6 +174,8 @@ type runLease struct {
 	once                            sync.Once
 	result                          RunResult
 	err                             error
+
+	exitCode int // set when finished
 
 	outMu  sync.Mutex
 	output bytes.Buffer
@@ -182,9 +190,12 @@ func (s *Server) runMount() (RunMount, error) {
 }
 
 func (s *Server) runRoutes() {
-	s.runs = &runQueues{ws: map[string]*wsQueue{}, leases: map[string]*runLease{}}
+	s.runs = &runQueues{ws: map[string]*wsQueue{}, leases: map[string]*runLease{},
+		subs: map[string]map[chan RunEvent]bool{}, last: map[string]*runLease{}}
 	handle(s, "POST /v1/run/start", s.runStart)
 	s.mux.HandleFunc("POST /v1/run/stream", s.runStream)
+	handle(s, "POST /v1/run/ps", func(ctx context.Context, _ empty) ([]RunQueue, error) { return s.runs.ps(), nil })
+	s.mux.HandleFunc("POST /v1/run/logs", s.runLogs)
 }
 
 // runStart waits for the workspace's turn and sets it up.
@@ -331,13 +342,14 @@ func (s *Server) setUpTurn(ctx context.Context, rm RunMount, name string, q RunS
 	rm.Refusals(name) // drop refusals that happened before this command
 	var idb [12]byte
 	_, _ = rand.Read(idb[:])
-	l := &runLease{id: hex.EncodeToString(idb[:]), ws: name, script: q.Script, author: q.Author, scratch: q.ScratchDir,
+	l := &runLease{q: s.runs, id: hex.EncodeToString(idb[:]), ws: name, script: q.Script, author: q.Author, scratch: q.ScratchDir,
 		base: ws.Head, started: time.Now(), release: release}
 	s.runs.mu.Lock()
 	s.runs.leases[l.id] = l
 	if wq := s.runs.ws[name]; wq != nil {
 		wq.running = l
 	}
+	s.runs.publishLocked(name, RunEvent{Start: q.Script})
 	s.runs.mu.Unlock()
 	l.attach = time.AfterFunc(leaseAttach, func() {
 		s.log.Warn("api: run: the worker never streamed its command; snapshotting and freeing the turn", "workspace", name, "lease", l.id)
@@ -439,11 +451,21 @@ func (l *runLease) readFrames(br *bufio.Reader) (*RunReport, error) {
 }
 
 func (l *runLease) keep(kind byte, p []byte) {
-	l.outMu.Lock()
-	defer l.outMu.Unlock()
-	if l.cut || len(p) == 0 {
+	if len(p) == 0 {
 		return
 	}
+	l.q.mu.Lock()
+	defer l.q.mu.Unlock()
+	l.outMu.Lock()
+	defer l.outMu.Unlock()
+	if l.cut {
+		return
+	}
+	ev := RunEvent{Stdout: p}
+	if kind == FrameStderr {
+		ev = RunEvent{Stderr: p}
+	}
+	l.q.publishLocked(l.ws, ev)
 	if l.output.Len()+len(p) > maxKeptOutput {
 		l.cut = true
 		note := fmt.Sprintf("wsfs: the output passed %d MiB; the rest was not kept\n", maxKeptOutput>>20)
@@ -481,6 +503,7 @@ func (s *Server) finishRun(l *runLease, rep *RunReport) (RunResult, error) {
 			info.ExitCode, info.Duration = -1, time.Since(l.started)
 			l.keep(FrameStderr, []byte("wsfs: the worker was lost before the command ended; what it did so far is committed\n"))
 		}
+		l.exitCode = info.ExitCode
 		l.outMu.Lock()
 		out := append([]byte(outputMagic), l.output.Bytes()...)
 		hasOutput := l.output.Len() > 0
@@ -505,6 +528,9 @@ func (s *Server) finishRun(l *runLease, rep *RunReport) (RunResult, error) {
 		}
 		s.runs.mu.Lock()
 		delete(s.runs.leases, l.id)
+		code := info.ExitCode
+		s.runs.publishLocked(l.ws, RunEvent{End: &code})
+		s.runs.last[l.ws] = l
 		s.runs.passLocked(l.ws)
 		s.runs.mu.Unlock()
 	})
@@ -536,6 +562,177 @@ func DecodeOutput(r io.Reader, stdout, stderr io.Writer) error {
 		}
 		if _, err := io.CopyN(w, br, n); err != nil {
 			return fmt.Errorf("api: output blob: %w", err)
+		}
+	}
+}
+
+// RunEvent is one event of `wsfs logs`: a command starts, writes, ends.
+type RunEvent struct {
+	Start  string `json:"start,omitempty"` // the script
+	Stdout []byte `json:"stdout,omitempty"`
+	Stderr []byte `json:"stderr,omitempty"`
+	End    *int   `json:"end,omitempty"` // the exit code
+	// Dropped says the follower was too slow and missed output.
+	Dropped bool `json:"dropped,omitempty"`
+}
+
+// RunQueue is a workspace's running and waiting commands (wsfs ps).
+type RunQueue struct {
+	Workspace string     `json:"workspace"`
+	Running   *RunEntry  `json:"running,omitempty"`
+	Waiting   []RunEntry `json:"waiting"`
+}
+
+// RunEntry is one command in a queue.
+type RunEntry struct {
+	Script string    `json:"script"`
+	Since  time.Time `json:"since"` // started, or queued
+}
+
+func (r *runQueues) ps() []RunQueue {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := []RunQueue{}
+	for name, wq := range r.ws {
+		q := RunQueue{Workspace: name, Waiting: []RunEntry{}}
+		if wq.running != nil {
+			q.Running = &RunEntry{Script: wq.running.script, Since: wq.running.started}
+		}
+		for _, t := range wq.waiting {
+			q.Waiting = append(q.Waiting, RunEntry{Script: t.script, Since: t.since})
+		}
+		out = append(out, q)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Workspace < out[j].Workspace })
+	return out
+}
+
+// followBuffer is how many events a follower may lag behind.
+const followBuffer = 1024
+
+// publishLocked sends ev to the workspace's followers; one that lags
+// too far is cut off (its channel closed after a Dropped event, if room).
+func (r *runQueues) publishLocked(ws string, ev RunEvent) {
+	for ch := range r.subs[ws] {
+		select {
+		case ch <- ev:
+		default:
+			delete(r.subs[ws], ch)
+			close(ch)
+		}
+	}
+}
+
+// events returns the output so far of a lease as events.
+func (l *runLease) events(end bool) []RunEvent {
+	l.outMu.Lock()
+	defer l.outMu.Unlock()
+	evs := []RunEvent{{Start: l.script}}
+	b := l.output.Bytes()
+	for len(b) >= 5 {
+		n := int(binary.BigEndian.Uint32(b[1:5]))
+		if len(b) < 5+n {
+			break
+		}
+		p := append([]byte(nil), b[5:5+n]...)
+		if b[0] == FrameStderr {
+			evs = append(evs, RunEvent{Stderr: p})
+		} else {
+			evs = append(evs, RunEvent{Stdout: p})
+		}
+		b = b[5+n:]
+	}
+	if end {
+		code := l.exitCode
+		evs = append(evs, RunEvent{End: &code})
+	}
+	return evs
+}
+
+type runLogsReq struct {
+	Workspace string `json:"workspace"`
+	Follow    bool   `json:"follow"`
+}
+
+// runLogs streams a workspace's command output as NDJSON events: the
+// running command's output so far (or the last command's), then, when
+// following, everything that comes.
+func (s *Server) runLogs(w http.ResponseWriter, r *http.Request) {
+	var q runLogsReq
+	if !decodeRequest(w, r, &q) {
+		return
+	}
+	name, err := meta.ParseWorkspace(q.Workspace)
+	if err == nil {
+		_, err = s.cfg.DB.Get(r.Context(), name)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	var ch chan RunEvent
+	s.runs.mu.Lock()
+	var initial []RunEvent
+	if wq := s.runs.ws[name]; wq != nil && wq.running != nil {
+		initial = wq.running.events(false)
+	} else if l := s.runs.last[name]; l != nil {
+		initial = l.events(true)
+	}
+	if q.Follow {
+		ch = make(chan RunEvent, followBuffer)
+		if s.runs.subs[name] == nil {
+			s.runs.subs[name] = map[chan RunEvent]bool{}
+		}
+		s.runs.subs[name][ch] = true
+	}
+	s.runs.mu.Unlock()
+	if ch != nil {
+		defer func() {
+			s.runs.mu.Lock()
+			if s.runs.subs[name][ch] {
+				delete(s.runs.subs[name], ch)
+			}
+			if len(s.runs.subs[name]) == 0 {
+				delete(s.runs.subs, name)
+			}
+			s.runs.mu.Unlock()
+		}()
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	enc := json.NewEncoder(w)
+	flusher, _ := w.(http.Flusher)
+	send := func(ev RunEvent) bool {
+		if enc.Encode(ev) != nil {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return true
+	}
+	for _, ev := range initial {
+		if !send(ev) {
+			return
+		}
+	}
+	if ch == nil {
+		return
+	}
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.shutdown:
+			return
+		case ev, ok := <-ch:
+			if !ok {
+				send(RunEvent{Dropped: true})
+				return
+			}
+			if !send(ev) {
+				return
+			}
 		}
 	}
 }

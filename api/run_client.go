@@ -1,9 +1,11 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -111,4 +113,41 @@ func (s *RunStream) Finish(rep RunReport) (RunResult, error) {
 		return s.res, ferr
 	}
 	return s.res, nil
+}
+
+// RunPS lists the running and queued commands of every workspace.
+func (c *Client) RunPS(ctx context.Context) ([]RunQueue, error) {
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
+	var qs []RunQueue
+	err := c.call(ctx, "POST", "/v1/run/ps", empty{}, &qs)
+	return qs, err
+}
+
+// RunLogs calls fn with a workspace's command events: the running
+// command's output so far (or the last command's), then, with follow,
+// every later event until ctx ends or fn fails.
+func (c *Client) RunLogs(ctx context.Context, ws string, follow bool, fn func(RunEvent) error) error {
+	b, err := json.Marshal(runLogsReq{Workspace: ws, Follow: follow})
+	if err != nil {
+		return fmt.Errorf("api: %w", err)
+	}
+	hr, err := c.do(ctx, "POST", "/v1/run/logs", bytes.NewReader(b), nil)
+	if err != nil {
+		return err
+	}
+	defer hr.Body.Close()
+	dec := json.NewDecoder(hr.Body)
+	for {
+		var ev RunEvent
+		if err := dec.Decode(&ev); err != nil {
+			if errors.Is(err, io.EOF) || ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("api: logs of %s: the stream was cut: %w", ws, err)
+		}
+		if err := fn(ev); err != nil {
+			return err
+		}
+	}
 }

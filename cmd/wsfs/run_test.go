@@ -203,6 +203,18 @@ func TestRunQueue(t *testing.T) {
 	if code != exitStale || !strings.Contains(stderr, "busy: 3 commands ahead on acme/q") {
 		t.Fatalf("--wait 50ms: exit %d %q", code, stderr)
 	}
+	var qs []api.RunQueue
+	if err := json.Unmarshal([]byte(mustOK(t, home, "", "ps", "--json")), &qs); err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 || qs[0].Workspace != "acme/q" || qs[0].Running == nil || !strings.HasPrefix(qs[0].Running.Script, "echo go") ||
+		len(qs[0].Waiting) != 2 || qs[0].Waiting[0].Script != "echo 2 >> order" || qs[0].Waiting[1].Script != "echo 3 >> order" {
+		t.Fatalf("wsfs ps: %+v", qs)
+	}
+	lout, lerr, lcode := wsfsBin(t, home, "", "logs", "acme/q")
+	if lcode != 0 || lout != "go\n" || !strings.Contains(lerr, "==> acme/q: echo go") {
+		t.Fatalf("wsfs logs: exit %d stdout %q stderr %q", lcode, lout, lerr)
+	}
 	wg.Wait()
 	if err := first.Wait(); err != nil {
 		t.Fatal(err)
