@@ -22,7 +22,7 @@ func TestBasics(t *testing.T) {
 		{"file args", "", []string{"main.js", "a", "b"}, "a,b /workspace\n", "", 0},
 		{"stderr", "", []string{"-c", "console.error('oops %d', 3)"}, "", "oops 3\n", 0},
 		{"exit", "", []string{"-c", "console.log('x'); process.exit(3); console.log('y')"}, "x\n", "", 3},
-		{"exception", "", []string{"-c", "function f() { throw new Error('boom') }\nf()"}, "", "Error: boom", 1},
+		{"exception", "", []string{"-c", "function f() { throw new Error('boom') }\nf()"}, "", "Uncaught Error: boom\n    at f ([eval]:1:", 1},
 		{"std gone", "", []string{"-c", "console.log(typeof std, typeof os, typeof bjson, typeof scriptArgs)"}, "undefined undefined undefined undefined\n", "", 0},
 		{"fetch throws", "", []string{"-c", "try { fetch('http://example.com') } catch (e) { console.log(e.message) }"}, "js-exec: no network access in this sandbox\n", "", 0},
 		{"esm import", "", []string{"-c", "import { join } from 'node:path'; console.log(join('/a', 'b/../c'))"}, "/a/c\n", "", 0},
