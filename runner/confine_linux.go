@@ -17,7 +17,8 @@ var goReadPaths = []string{"/usr/share/zoneinfo", "/etc/localtime", "/etc/timezo
 // Confine restricts the current process, for good, to what one `wsfs
 // run` worker needs: Landlock limits file access to the workspace and
 // scratch folders and a private temporary folder (read-write; TMPDIR
-// points there, ConfineReport.TempDir names it for the caller to remove),
+// points there; the confined process cannot remove it, so whoever started
+// the worker removes ConfineReport.TempDir, made under the TMPDIR it gave),
 // /dev/null and the time-zone files (read), and denies TCP bind and
 // connect (Landlock ABI 4 and later); rlimits cap
 // the address space (Limits.MaxMemoryBytes, default 4 GiB) and CPU time

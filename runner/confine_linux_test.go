@@ -38,9 +38,6 @@ func TestConfineChild(t *testing.T) {
 	var out confineOutcome
 	rep, err := Confine(Config{WorkspaceDir: ws, ScratchDir: scratch, Limits: Limits{MaxMemoryBytes: 2 << 30}})
 	out.Report = rep
-	if rep.TempDir != "" {
-		defer os.RemoveAll(rep.TempDir)
-	}
 	if err != nil {
 		out.ConfineErr = err.Error()
 	}
@@ -74,7 +71,10 @@ func TestConfineInChildProcess(t *testing.T) {
 	}
 	parent := t.TempDir()
 	ws, scratch, outside := filepath.Join(parent, "ws"), filepath.Join(parent, "tmp"), filepath.Join(parent, "outside")
-	for _, d := range []string{ws, scratch, outside} {
+	// The child's private folder lands here (a confined process cannot
+	// remove its own folder from the parent directory), so cleanup finds it.
+	hostTmp := filepath.Join(parent, "hosttmp")
+	for _, d := range []string{ws, scratch, outside, hostTmp} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +99,7 @@ func TestConfineInChildProcess(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestConfineChild$", "-test.v")
-	cmd.Env = append(os.Environ(), confineChildEnv+"=1", "WS="+ws, "SCRATCH="+scratch, "OUTSIDE="+outside, "ADDR="+ln.Addr().String())
+	cmd.Env = append(os.Environ(), confineChildEnv+"=1", "TMPDIR="+hostTmp, "WS="+ws, "SCRATCH="+scratch, "OUTSIDE="+outside, "ADDR="+ln.Addr().String())
 	raw, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, raw)
