@@ -194,7 +194,7 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src, file string, 
 	if strings.HasPrefix(file, "/") {
 		dir = path.Dir(file)
 	}
-	wrapped := "(function (exports, module, __filename, __dirname) {" + src +
+	wrapped := "(async function (exports, module, __filename, __dirname) {" + src +
 		"\n})(globalThis.module = { exports: {} }, globalThis.module, " + quoteJS(file) + ", " + quoteJS(dir) + ");"
 	v, err := jctx.Eval(file, qjs.Code(wrapped))
 	if err != nil {

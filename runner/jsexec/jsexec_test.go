@@ -27,6 +27,8 @@ func TestBasics(t *testing.T) {
 		{"fetch throws", "", []string{"-c", "try { fetch('http://example.com') } catch (e) { console.log(e.message) }"}, "js-exec: no network access in this sandbox\n", "", 0},
 		{"esm import", "", []string{"-c", "import { join } from 'node:path'; console.log(join('/a', 'b/../c'))"}, "/a/c\n", "", 0},
 		{"syntax error", "", []string{"-c", "let x = ;"}, "", "SyntaxError", 1},
+		{"top-level await", "", []string{"-c", "const v = await new Promise((r) => setTimeout(() => r(5), 10)); console.log(v)"}, "5\n", "", 0},
+		{"async exception", "", []string{"-c", "async function m() { await null; throw new Error('later') }\nawait m()"}, "", "Uncaught Error: later\n    at m ([eval]:1:", 1},
 		{"env", "", []string{"-c", "console.log(process.env.FOO)"}, "bar\n", "", 0},
 	}
 	for _, c := range cases {
