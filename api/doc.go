@@ -25,7 +25,19 @@
 // quota changes, rm) pause its autocommit, commit its pending edits first
 // and reload the live tree after, so the mount and the history agree. Calls
 // on one workspace are serialised by the server; calls on different
-// workspaces run in parallel. The runner's per-workspace command queue and
-// streamed output are meant to extend this server with more endpoints under
-// /v1/ (the lock per workspace is where the queue goes).
+// workspaces run in parallel.
+//
+// wsfs run (run.go): the worker asks for a turn (POST /v1/run/start), which
+// waits in the workspace's FIFO queue (bounded by the request's wait: a
+// "busy: N commands ahead" error with code run_busy). With the turn the
+// server holds the workspace's lock and autocommit, commits its pending
+// mount edits, and answers the workspace's folder on the mount, its head
+// (the snapshot's base), the agent's cwd and the workspace's quotas. The
+// worker then streams its output in one request (POST /v1/run/stream:
+// framed stdout/stderr, then the report); the server keeps it, stores it as
+// an output blob when the command ends, snapshots the workspace (no change,
+// no revision) and answers the revision, the output_ref and the quota
+// refusals. A stream that breaks (the worker died) is snapshotted all the
+// same and the turn passes on. /v1/run/ps lists the queues and
+// /v1/run/logs streams a workspace's command output (following, with -f).
 package api

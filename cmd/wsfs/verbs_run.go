@@ -121,7 +121,9 @@ func runRun(ctx context.Context, a *app, args []string) error {
 	if *timeout > 0 && (limits.WallTime <= 0 || *timeout < limits.WallTime) {
 		limits.WallTime = *timeout
 	}
-	stream := c.RunStream(ctx, turn.Lease)
+	// The report must reach the server even after an interrupt stopped the
+	// command, so the stream outlives ctx.
+	stream := c.RunStream(context.WithoutCancel(ctx), turn.Lease)
 	// An empty frame returns once the request is on its connection: the
 	// rest of the command talks over it, so the confined worker needs no
 	// new connection to the socket.
