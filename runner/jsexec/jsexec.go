@@ -204,7 +204,13 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src, file string, 
 	if h.exit >= 0 {
 		return h.exit
 	}
-	return 0
+	// process.exitCode, as Node uses it when the script ends on its own.
+	ev, err := jctx.Eval("[js-exec exit code]", qjs.Code("(globalThis.process && Number(globalThis.process.exitCode)) | 0"))
+	if err != nil {
+		return h.failure(ctx, err, timeout)
+	}
+	defer ev.Free()
+	return int(ev.Int32()) & 0xff
 }
 
 var (

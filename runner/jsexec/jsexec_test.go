@@ -29,6 +29,7 @@ func TestBasics(t *testing.T) {
 		{"syntax error", "", []string{"-c", "let x = ;"}, "", "SyntaxError", 1},
 		{"top-level await", "", []string{"-c", "const v = await new Promise((r) => setTimeout(() => r(5), 10)); console.log(v)"}, "5\n", "", 0},
 		{"async exception", "", []string{"-c", "async function m() { await null; throw new Error('later') }\nawait m()"}, "", "Uncaught Error: later\n    at m ([eval]:1:", 1},
+		{"exitCode", "", []string{"-c", "process.exitCode = 5; console.log('done')"}, "done\n", "", 5},
 		{"env", "", []string{"-c", "console.log(process.env.FOO)"}, "bar\n", "", 0},
 	}
 	for _, c := range cases {
