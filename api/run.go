@@ -138,6 +138,10 @@ const outputMagic = "wsfs-out1\n"
 // past it the blob ends with a note.
 const maxKeptOutput = 64 << 20
 
+// maxLastOutput bounds the output kept in memory for the last command of
+// a workspace (wsfs logs).
+const maxLastOutput = 1 << 20
+
 // leaseAttach bounds the time between a granted turn and its stream.
 const leaseAttach = 30 * time.Second
 
@@ -522,6 +526,15 @@ func (s *Server) finishRun(l *runLease, rep *RunReport) (RunResult, error) {
 			l.result.Revision, l.result.Committed = rev.N, committed
 		}
 		l.result.Refusals = runRefusals(rm.Refusals(l.ws))
+		l.outMu.Lock()
+		if l.output.Len() > maxLastOutput {
+			// wsfs logs shows the last command of each workspace: keep a
+			// pointer to a large output rather than the output itself.
+			n := l.output.Len()
+			l.output.Reset()
+			appendFrame(&l.output, FrameStderr, fmt.Appendf(nil, "wsfs: %d bytes of output; wsfs output %s prints them\n", n, l.result.OutputRef))
+		}
+		l.outMu.Unlock()
 		l.release()
 		if l.scratch != "" && validScratch(l.scratch) {
 			os.RemoveAll(l.scratch)

@@ -134,8 +134,10 @@ func TestRunLostWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	io.WriteString(s.Stdout(), "partial\n")
-	cancel() // the worker dies
-	s.Finish(RunReport{})
+	// The worker dies: its request is cut before the report.
+	cancel()
+	s.pw.CloseWithError(errors.New("killed"))
+	<-s.done
 	wait := 30 * time.Second
 	if _, err := c.RunStart(ctx, RunStartRequest{Workspace: "acme/a", Script: "next", Wait: &wait}); err != nil {
 		t.Fatal(err)
