@@ -99,6 +99,12 @@ func TestLimits(t *testing.T) {
 	if r.Code == 0 || !strings.Contains(r.Stderr, "memory limit") {
 		t.Errorf("allocation loop: code %d err %q", r.Code, r.Stderr)
 	}
+	// ArrayBuffer contents are outside QuickJS's heap accounting; the wasm
+	// memory cap stops them.
+	r = jsRun(t, sb, Config{MemoryLimit: 8 << 20}, "-c", "const a = []; for (;;) a.push(new Uint8Array(1 << 20))")
+	if r.Code == 0 || !strings.Contains(r.Stderr, "memory limit") {
+		t.Errorf("typed array loop: code %d err %q", r.Code, r.Stderr)
+	}
 	// A run after both stops works again.
 	r = jsRun(t, sb, Config{}, "-c", "console.log('ok')")
 	if r.Stdout != "ok\n" {

@@ -154,7 +154,12 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src, file string, 
 	defer os.RemoveAll(empty)
 
 	h := &host{env: env, exit: -1}
-	if err := compileOnce(ctx, empty, cfg.CacheDir); err != nil {
+	wasm, err := wasmWithCap(wasmPages(memLimit))
+	if err != nil {
+		env.Errorf("cannot start QuickJS: %s", err)
+		return 1
+	}
+	if err := compileOnce(ctx, empty, cfg.CacheDir, wasm); err != nil {
 		env.Errorf("cannot start QuickJS: %s", err)
 		return 1
 	}
@@ -172,6 +177,7 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src, file string, 
 		CloseOnContextDone: true,
 		MemoryLimit:        memLimit,
 		CacheDir:           cfg.CacheDir,
+		QuickJSWasmBytes:   wasm,
 		Stdout:             env.Stdout,
 		Stderr:             env.Stderr,
 	})
@@ -215,16 +221,17 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src, file string, 
 
 var (
 	compileMu sync.Mutex
-	compiled  bool
+	compiled  *byte // first byte of the wasm qjs compiled last
 )
 
-// compileOnce compiles QuickJS's wasm (seconds, once per process; qjs keeps
-// it globally) outside any script's deadline. The first call fixes the
-// compilation cache folder and the close-on-context-done setting.
-func compileOnce(ctx context.Context, root, cacheDir string) (err error) {
+// compileOnce compiles QuickJS's wasm (seconds; qjs keeps one compiled
+// module per process) outside any script's deadline. The first call fixes
+// the compilation cache folder and the close-on-context-done setting; a
+// run with another memory cap recompiles.
+func compileOnce(ctx context.Context, root, cacheDir string, wasm []byte) (err error) {
 	compileMu.Lock()
 	defer compileMu.Unlock()
-	if compiled {
+	if compiled == &wasm[0] {
 		return nil
 	}
 	defer func() {
@@ -233,12 +240,12 @@ func compileOnce(ctx context.Context, root, cacheDir string) (err error) {
 		}
 	}()
 	rt, err := qjs.New(qjs.Option{CWD: root, Context: ctx, CloseOnContextDone: true, CacheDir: cacheDir,
-		Stdout: io.Discard, Stderr: io.Discard})
+		QuickJSWasmBytes: wasm, Stdout: io.Discard, Stderr: io.Discard})
 	if err != nil {
 		return fmt.Errorf("jsexec: %w", err)
 	}
 	rt.Close()
-	compiled = true
+	compiled = &wasm[0]
 	return nil
 }
 
