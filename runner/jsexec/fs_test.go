@@ -87,6 +87,14 @@ import('qjs:std').then((std) => {
 		}
 	}
 	t.Logf("output: %s", r.Stdout)
+
+	// QuickJS's own modules stay reachable through import(); they see only
+	// the empty engine root, and the WASI build has no symlink call.
+	r = jsRun(t, sb, Config{}, "-c", `const os = await import('qjs:os');
+console.log(JSON.stringify(os.readdir('/')[0].sort()), typeof os.symlink, typeof os.exec);`)
+	if r.Stdout != "[\".\",\"..\"] undefined undefined\n" {
+		t.Errorf("qjs:os view: %+v", r)
+	}
 }
 
 func TestLimits(t *testing.T) {
