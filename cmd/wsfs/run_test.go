@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wsfs/wsfs/api"
 )
@@ -156,8 +157,34 @@ func TestRunQueue(t *testing.T) {
 	mustOK(t, home, "", "create", "acme/q")
 	mustOK(t, home, "", "create", "acme/other")
 
-	// The first command holds the turn until its stdin... it cannot read
-	// the host's stdin, so it sleeps; the test waits for its first line.
+	// wsfs logs -f follows every command of acme/q from here on.
+	follow := exec.Command(wsfsBinary(t), "logs", "-f", "acme/q")
+	follow.Env = append(os.Environ(), "WSFS_HOME="+home, "WSFS_STORE=")
+	fr, fw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	follow.Stdout, follow.Stderr = fw, fw
+	if err := follow.Start(); err != nil {
+		t.Fatal(err)
+	}
+	fw.Close()
+	t.Cleanup(func() { follow.Process.Kill(); follow.Wait() })
+	followed := make(chan string, 1)
+	go func() {
+		var b strings.Builder
+		sc := bufio.NewScanner(fr)
+		for sc.Scan() {
+			b.WriteString(sc.Text() + "\n")
+			if strings.Contains(b.String(), "==> acme/q: cat order\n1\n2\n3\n==> exit 0\n") {
+				break
+			}
+		}
+		followed <- b.String()
+	}()
+
+	// The first command holds the turn while it sleeps; the test waits for
+	// its first line.
 	first := exec.Command(wsfsBinary(t), "run", "-w", "acme/q", "echo go; sleep 2; echo 1 >> order")
 	first.Env = append(os.Environ(), "WSFS_HOME="+home, "WSFS_STORE=")
 	pipe, err := first.StdoutPipe()
@@ -222,6 +249,17 @@ func TestRunQueue(t *testing.T) {
 	if out := mustOK(t, home, "", "run", "-w", "acme/q", "cat order"); out != "1\n2\n3\n" {
 		t.Fatalf("order %q, want 1 2 3", out)
 	}
+	wantFollow := "==> acme/q: echo go; sleep 2; echo 1 >> order\ngo\n==> exit 0\n==> acme/q: echo 2 >> order\n==> exit 0\n" +
+		"==> acme/q: echo 3 >> order\n==> exit 0\n==> acme/q: cat order\n1\n2\n3\n==> exit 0\n"
+	select {
+	case got := <-followed:
+		if !strings.HasSuffix(got, wantFollow) {
+			t.Fatalf("wsfs logs -f printed:\n%s\nwant:\n%s", got, wantFollow)
+		}
+	case <-time.After(time.Minute): // a hang guard, not a timing check
+		follow.Process.Kill()
+		t.Fatalf("wsfs logs -f printed, within a minute:\n%s\nwant:\n%s", <-followed, wantFollow)
+	}
 	if n := revisionCount(t, home, "acme/q"); n != 4 {
 		t.Fatalf("%d revisions, want 4 (create and three commands)", n)
 	}
@@ -281,6 +319,9 @@ func TestRunLimitsAndLostWorker(t *testing.T) {
 		t.Fatalf("wsfs output gave %d bytes, want the full %d", len(full), len(want))
 	}
 	mustOK(t, home, "", "quota", "acme/k", "set", "wall-time=30s")
+	if r := runJSONOut(t, home, "--timeout", "300ms", "-w", "acme/k", "sleep 5"); r.ExitCode != 124 || r.Committed {
+		t.Fatalf("--timeout: %+v", r)
+	}
 
 	worker := exec.Command(wsfsBinary(t), "run", "-w", "acme/k", "echo x > lost.txt; echo go; sleep 30")
 	worker.Env = append(os.Environ(), "WSFS_HOME="+home, "WSFS_STORE=")
