@@ -123,19 +123,24 @@ func TestLimits(t *testing.T) {
 func TestTypeScript(t *testing.T) {
 	sb := commandtest.New(t)
 	sb.WriteFiles(t, map[string]string{
-		"in.json": `{"items": [1, 2, 3]}`,
+		"in.json":        `{"items": [1, 2, 3]}`,
+		"lib/sum.ts":     "export function sum(xs: number[]): number { return xs.reduce((a, b) => a + b, 0) }\n",
+		"lib/names.js":   "module.exports = { label: require('./label.json').label }\n",
+		"lib/label.json": `{"label": "total"}`,
 		"report.ts": `import * as fs from 'node:fs';
+import { sum } from './lib/sum.ts';
+const { label } = require('./lib/names');
 interface Report { total: number; count: number }
 enum Kind { A = 'a' }
 const d: { items: number[] } = JSON.parse(fs.readFileSync('in.json', 'utf8'));
-const r: Report = { total: d.items.reduce((a: number, b: number) => a + b, 0), count: d.items.length };
+const r: Report = { total: sum(d.items), count: d.items.length };
 fs.writeFileSync('report.json', JSON.stringify(r));
-console.log(Kind.A, r.total as number);
+console.log(Kind.A, label, r.total as number);
 `,
 		"bad.ts": "let x: = 1;\n",
 	})
 	r := jsRun(t, sb, Config{}, "report.ts")
-	if r.Stdout != "a 6\n" || r.Code != 0 {
+	if r.Stdout != "a total 6\n" || r.Code != 0 {
 		t.Fatalf("report.ts: %+v", r)
 	}
 	b, err := os.ReadFile(filepath.Join(sb.Workspace, "report.json"))

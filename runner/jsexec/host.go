@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"strings"
 	"syscall"
 
@@ -29,13 +30,18 @@ func (h *host) install(c *qjs.Context, file string, args []string) {
 			envMap[k] = v
 		}
 	}
-	info, _ := json.Marshal(map[string]any{"argv": argv, "env": envMap, "cwd": h.env.Dir})
+	dir := h.env.Dir
+	if strings.HasPrefix(file, "/") {
+		dir = path.Dir(file)
+	}
+	info, _ := json.Marshal(map[string]any{"argv": argv, "env": envMap, "cwd": h.env.Dir, "dir": dir})
 	c.Global().SetPropertyStr("__wsfs_info", c.NewString(string(info)))
 	c.SetFunc("__wsfs_out", h.out)
 	c.SetFunc("__wsfs_read", h.read)
 	c.SetFunc("__wsfs_write", h.write)
 	c.SetFunc("__wsfs_op", h.op)
 	c.SetFunc("__wsfs_exit", h.exitFn)
+	c.SetFunc("__wsfs_load", h.load)
 }
 
 func arg(this *qjs.This, i int) *qjs.Value {
@@ -198,6 +204,9 @@ func (h *host) op(this *qjs.This) (*qjs.Value, error) {
 	case "exists":
 		_, err := fsys.Stat(name)
 		return c.NewString(fmt.Sprint(err == nil)), nil
+	case "isfile":
+		fi, err := fsys.Stat(name)
+		return c.NewString(fmt.Sprint(err == nil && !fi.IsDir())), nil
 	case "stat", "lstat":
 		stat := fsys.Stat
 		if what == "lstat" {
@@ -272,4 +281,18 @@ func (h *host) op(this *qjs.This) (*qjs.Value, error) {
 		return nil, fmt.Errorf("js-exec: %w", err)
 	}
 	return c.NewString(string(b)), nil
+}
+
+// load returns a workspace module's source as CommonJS.
+func (h *host) load(this *qjs.This) (*qjs.Value, error) {
+	name := argString(this, 0)
+	code, err := readAll(h.env.FS, name)
+	if err != nil {
+		return nil, nodeError("open", name, err)
+	}
+	src, err := transform(code, name)
+	if err != nil {
+		return nil, err
+	}
+	return this.Context().NewString(src), nil
 }

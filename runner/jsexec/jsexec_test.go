@@ -30,6 +30,7 @@ func TestBasics(t *testing.T) {
 		{"top-level await", "", []string{"-c", "const v = await new Promise((r) => setTimeout(() => r(5), 10)); console.log(v)"}, "5\n", "", 0},
 		{"async exception", "", []string{"-c", "async function m() { await null; throw new Error('later') }\nawait m()"}, "", "Uncaught Error: later\n    at m ([eval]:1:", 1},
 		{"exitCode", "", []string{"-c", "process.exitCode = 5; console.log('done')"}, "done\n", "", 5},
+		{"missing module", "", []string{"-c", "try { require('./nope') } catch (e) { console.log(e.code, e.message) }"}, "MODULE_NOT_FOUND Cannot find module '/workspace/nope'\n", "", 0},
 		{"env", "", []string{"-c", "console.log(process.env.FOO)"}, "bar\n", "", 0},
 	}
 	for _, c := range cases {

@@ -5,8 +5,8 @@
 (function (g) {
   "use strict";
   const out = g.__wsfs_out, read = g.__wsfs_read, write = g.__wsfs_write,
-    op = g.__wsfs_op, exit = g.__wsfs_exit, info = JSON.parse(g.__wsfs_info);
-  for (const k of ["__wsfs_out", "__wsfs_read", "__wsfs_write", "__wsfs_op", "__wsfs_exit", "__wsfs_info",
+    op = g.__wsfs_op, exit = g.__wsfs_exit, load = g.__wsfs_load, info = JSON.parse(g.__wsfs_info);
+  for (const k of ["__wsfs_out", "__wsfs_read", "__wsfs_write", "__wsfs_op", "__wsfs_exit", "__wsfs_load", "__wsfs_info",
     "std", "os", "bjson", "scriptArgs", "print", "gc"]) delete g[k];
 
   // Go errors arrive as "CODE\x1fmessage\x1fsyscall\x1fpath"; rethrow them as Node does.
@@ -21,7 +21,7 @@
       }
     };
   }
-  const hread = host(read), hwrite = host(write), hop = host(op);
+  const hread = host(read), hwrite = host(write), hop = host(op), hload = host(load);
 
   function inspect(v, depth) {
     if (typeof v === "string") return depth ? JSON.stringify(v) : v;
@@ -173,9 +173,42 @@
     unlinkSync(p) { hop("unlink", String(p), "", false); },
   };
   const modules = { fs, path };
-  g.require = function require(name) {
-    const m = modules[String(name).replace(/^node:/, "")];
-    if (!m) throw new Error("js-exec: cannot find module '" + name + "' (available: fs, path)");
-    return m;
-  };
+  // Workspace modules: CommonJS (ES modules and TypeScript arrive converted
+  // by the Go side), resolved as Node does for explicit relative paths.
+  const cache = {};
+  function loadFile(p) {
+    let f = null;
+    for (const c of [p, p + ".js", p + ".ts", p + ".mjs", p + ".cjs", p + ".json", p + "/index.js", p + "/index.ts"]) {
+      if (op("isfile", c, "", false) === "true") { f = c; break; }
+    }
+    if (!f) {
+      const e = new Error("Cannot find module '" + p + "'");
+      e.code = "MODULE_NOT_FOUND";
+      throw e;
+    }
+    if (cache[f]) return cache[f].exports;
+    const module = { exports: {} };
+    cache[f] = module;
+    if (f.endsWith(".json")) {
+      module.exports = JSON.parse(hread(f, true));
+      return module.exports;
+    }
+    const fn = (0, eval)("(function (exports, require, module, __filename, __dirname) {" + hload(f) + "\n})");
+    fn.call(module.exports, module.exports, makeRequire(path.dirname(f)), module, f, path.dirname(f));
+    return module.exports;
+  }
+  function makeRequire(dir) {
+    return function require(name) {
+      name = String(name);
+      if (name.startsWith("./") || name.startsWith("../") || name.startsWith("/")) return loadFile(path.resolve(dir, name));
+      const m = modules[name.replace(/^node:/, "")];
+      if (!m) {
+        const e = new Error("js-exec: cannot find module '" + name + "' (available: fs, path, and workspace files by relative path)");
+        e.code = "MODULE_NOT_FOUND";
+        throw e;
+      }
+      return m;
+    };
+  }
+  g.require = makeRequire(info.dir);
 })(globalThis);
