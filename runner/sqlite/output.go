@@ -96,8 +96,8 @@ func (p *printer) row(vals []any) {
 			s, _ := p.text(vals[i])
 			fmt.Fprintf(out, "%*s = %s\n", w, c, s)
 		}
-	case "column":
-		if first && p.sh.header {
+	case "column", "markdown", "table", "box":
+		if first && (p.sh.header || p.sh.mode != "column") {
 			p.table = append(p.table, append([]string(nil), p.cols...))
 		}
 		cells := make([]string, len(vals))
@@ -155,34 +155,86 @@ func (p *printer) finish() {
 		if len(p.table) == 0 {
 			return
 		}
-		widths := make([]int, len(p.cols))
-		for _, r := range p.table {
-			for i, c := range r {
-				widths[i] = max(widths[i], utf8.RuneCountInString(c))
-			}
-		}
-		line := func(cells []string) {
-			var b strings.Builder
-			for i, c := range cells {
-				if i > 0 {
-					b.WriteString("  ")
-				}
-				b.WriteString(c)
-				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)))
-			}
-			out.WriteString(strings.TrimRight(b.String(), " ") + "\n")
-		}
+		widths := p.widths()
 		for i, r := range p.table {
-			line(r)
+			out.WriteString(strings.TrimRight(p.line(r, widths, "", "  ", ""), " ") + "\n")
 			if i == 0 && p.sh.header {
-				dashes := make([]string, len(widths))
-				for j, w := range widths {
-					dashes[j] = strings.Repeat("-", w)
-				}
-				line(dashes)
+				out.WriteString(strings.TrimRight(p.rule(widths, "", "-", "  ", ""), " ") + "\n")
 			}
+		}
+	case "markdown", "table", "box":
+		if len(p.table) == 0 {
+			return
+		}
+		w := p.widths()
+		switch p.sh.mode {
+		case "markdown":
+			out.WriteString(p.line(p.table[0], w, "| ", " | ", " |") + "\n")
+			out.WriteString(p.rule(w, "|", "-", "|", "|") + "\n")
+			for _, r := range p.table[1:] {
+				out.WriteString(p.line(r, w, "| ", " | ", " |") + "\n")
+			}
+		case "table":
+			sep := p.rule(w, "+", "-", "+", "+") + "\n"
+			out.WriteString(sep + p.line(p.table[0], w, "| ", " | ", " |") + "\n" + sep)
+			for _, r := range p.table[1:] {
+				out.WriteString(p.line(r, w, "| ", " | ", " |") + "\n")
+			}
+			out.WriteString(sep)
+		case "box":
+			out.WriteString(p.rule(w, "┌", "─", "┬", "┐") + "\n")
+			out.WriteString(p.line(p.table[0], w, "│ ", " │ ", " │") + "\n")
+			out.WriteString(p.rule(w, "├", "─", "┼", "┤") + "\n")
+			for _, r := range p.table[1:] {
+				out.WriteString(p.line(r, w, "│ ", " │ ", " │") + "\n")
+			}
+			out.WriteString(p.rule(w, "└", "─", "┴", "┘") + "\n")
 		}
 	}
+}
+
+func (p *printer) widths() []int {
+	widths := make([]int, len(p.cols))
+	for _, r := range p.table {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	return widths
+}
+
+// line pads each cell to its column's width between the given borders.
+func (p *printer) line(cells []string, widths []int, left, mid, right string) string {
+	var b strings.Builder
+	b.WriteString(left)
+	for i, c := range cells {
+		if i > 0 {
+			b.WriteString(mid)
+		}
+		b.WriteString(c)
+		b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)))
+	}
+	b.WriteString(right)
+	return b.String()
+}
+
+// rule draws a horizontal line; boxed rules (non-empty left) also cover the
+// cell padding.
+func (p *printer) rule(widths []int, left, fill, mid, right string) string {
+	var b strings.Builder
+	b.WriteString(left)
+	pad := 0
+	if left != "" {
+		pad = 2
+	}
+	for i, w := range widths {
+		if i > 0 {
+			b.WriteString(mid)
+		}
+		b.WriteString(strings.Repeat(fill, w+pad))
+	}
+	b.WriteString(right)
+	return b.String()
 }
 
 // dot runs one dot-command.
@@ -215,13 +267,13 @@ func (sh *shell) dot(ctx context.Context, line string) int {
 			sh.mode, sh.sep, sh.rowSep = "csv", ",", "\r\n"
 		case "tabs":
 			sh.mode, sh.sep, sh.rowSep = "list", "\t", "\n"
-		case "json", "line":
+		case "json", "line", "markdown", "table", "box":
 			sh.mode = args[0]
 		case "column", "columns":
 			sh.mode = "column"
 			sh.header = true
 		default:
-			sh.errorf("Error: mode should be one of: column csv json line list tabs")
+			sh.errorf("Error: mode should be one of: box column csv json line list markdown table tabs")
 			return 1
 		}
 	case "separator":

@@ -37,7 +37,7 @@ func Commands() []command.Spec {
 	return []command.Spec{{
 		Name:    "sqlite3",
 		Summary: "SQLite shell on a workspace database file (modernc.org/sqlite)",
-		Flags: []string{"-json", "-csv", "-header", "-noheader", "-line", "-column", "-list", "-separator SEP",
+		Flags: []string{"-json", "-csv", "-header", "-noheader", "-line", "-column", "-list", "-markdown", "-table", "-box", "-separator SEP",
 			"-nullvalue TEXT", "-cmd COMMAND", "-bail", "-readonly", "-timeout SECONDS",
 			".tables", ".schema", ".mode", ".headers", ".import FILE TABLE", ".read FILE", ".separator", ".nullvalue", ".quit"},
 		Func: Run,
@@ -102,6 +102,8 @@ func Run(ctx context.Context, env *command.Env) int {
 			sh.mode = "column"
 		case "-list", "list":
 			sh.mode = "list"
+		case "-markdown", "markdown", "-table", "table", "-box", "box":
+			sh.mode = strings.TrimLeft(a, "-")
 		case "-header", "header", "-headers", "headers":
 			sh.header = true
 		case "-noheader", "noheader", "-noheaders", "noheaders":
