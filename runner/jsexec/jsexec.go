@@ -54,7 +54,7 @@ func Spec(cfg Config) command.Spec {
 	return command.Spec{
 		Name:    "js-exec",
 		Summary: "run JavaScript or TypeScript in a sandboxed QuickJS (fs and path bound to the workspace)",
-		Flags:   []string{"-c CODE"},
+		Flags:   []string{"-c CODE", "-e CODE"},
 		Func:    cfg.run,
 	}
 }
@@ -68,9 +68,9 @@ func (cfg Config) run(ctx context.Context, env *command.Env) int {
 	var code, file string
 	args := env.Args[1:]
 	switch {
-	case len(args) > 0 && args[0] == "-c":
+	case len(args) > 0 && (args[0] == "-c" || args[0] == "-e"):
 		if len(args) < 2 {
-			env.Errorf("-c needs CODE: js-exec -c 'console.log(1)'")
+			env.Errorf("%s needs CODE: js-exec -c 'console.log(1)'", args[0])
 			return 2
 		}
 		code, file, args = args[1], "[eval]", args[2:]

@@ -18,6 +18,8 @@ func TestBasics(t *testing.T) {
 		code        int
 	}{
 		{"-c", "", []string{"-c", "console.log(1+1, 'a', {x:[1,'s']})"}, "2 a { x: [ 1, \"s\" ] }\n", "", 0},
+		{"-e", "", []string{"-e", "console.log(process.argv.length)", "x"}, "3\n", "", 0},
+		{"-c without code", "", []string{"-c"}, "", "-c needs CODE", 2},
 		{"stdin", "console.log('in')", nil, "in\n", "", 0},
 		{"file args", "", []string{"main.js", "a", "b"}, "a,b /workspace\n", "", 0},
 		{"stderr", "", []string{"-c", "console.error('oops %d', 3)"}, "", "oops 3\n", 0},
