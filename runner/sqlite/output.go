@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -315,11 +316,13 @@ func (sh *shell) dot(ctx context.Context, line string) int {
 		return sh.runReader(ctx, f)
 	case "import":
 		return sh.importFile(ctx, args)
+	case "dump":
+		return sh.dump(ctx, args)
 	case "shell", "system", "load", "output", "once", "open", "save", "backup", "restore", "clone", "excel":
 		sh.errorf("Error: .%s is not available in wsfs: the shell is confined to its database file (use runner commands for files)", name)
 		return 1
 	case "help":
-		fmt.Fprintln(sh.out, ".headers on|off  .import FILE TABLE  .mode MODE  .nullvalue STR  .quit  .read FILE  .schema ?PATTERN?  .separator COL ?ROW?  .tables ?PATTERN?")
+		fmt.Fprintln(sh.out, ".dump ?TABLE?  .headers on|off  .import FILE TABLE  .mode MODE  .nullvalue STR  .quit  .read FILE  .schema ?PATTERN?  .separator COL ?ROW?  .tables ?PATTERN?")
 	default:
 		sh.errorf("Error: unknown command or invalid arguments:  \"%s\". Enter \".help\" for help", name)
 		return 1
@@ -544,4 +547,70 @@ func (sh *shell) importFile(ctx context.Context, args []string) int {
 		return 1
 	}
 	return status
+}
+
+// dump prints the schema and rows as SQL, as .dump does.
+func (sh *shell) dump(ctx context.Context, args []string) int {
+	pattern := "%"
+	if len(args) > 0 {
+		pattern = args[0]
+	}
+	qctx, cancel := context.WithTimeout(ctx, sh.timeout)
+	defer cancel()
+	type obj struct{ typ, name, sql string }
+	rows, err := sh.conn.QueryContext(qctx, `SELECT type, name, sql FROM sqlite_schema WHERE sql IS NOT NULL
+		AND name NOT LIKE 'sqlite_%' AND tbl_name LIKE ?1 ORDER BY type='table' DESC, rowid`, pattern)
+	if err != nil {
+		sh.errorf("Error: %v", err)
+		return 1
+	}
+	var objs []obj
+	for rows.Next() {
+		var o obj
+		if err := rows.Scan(&o.typ, &o.name, &o.sql); err != nil {
+			rows.Close()
+			sh.errorf("Error: %v", err)
+			return 1
+		}
+		objs = append(objs, o)
+	}
+	rows.Close()
+	out := sh.out
+	out.WriteString("PRAGMA foreign_keys=OFF;\nBEGIN TRANSACTION;\n")
+	for _, o := range objs {
+		out.WriteString(o.sql + ";\n")
+		if o.typ != "table" {
+			continue
+		}
+		cols, err := sh.queryStrings(qctx, `SELECT name FROM pragma_table_info(?1)`, o.name)
+		if err != nil {
+			sh.errorf("Error: %v", err)
+			return 1
+		}
+		quoted := make([]string, len(cols))
+		for i, c := range cols {
+			quoted[i] = "quote(" + quoteIdent(c) + ")"
+		}
+		name := o.name
+		if !plainIdent.MatchString(name) {
+			name = quoteIdent(name)
+		}
+		inserts, err := sh.queryStrings(qctx, "SELECT 'INSERT INTO ' || ?1 || ' VALUES(' || "+
+			strings.Join(quoted, " || ',' || ")+" || ');' FROM "+quoteIdent(o.name), name)
+		if err != nil {
+			sh.errorf("Error: %v", err)
+			return 1
+		}
+		for _, ins := range inserts {
+			out.WriteString(ins + "\n")
+		}
+	}
+	out.WriteString("COMMIT;\n")
+	return 0
+}
+
+var plainIdent = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func quoteIdent(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }

@@ -39,7 +39,7 @@ func Commands() []command.Spec {
 		Summary: "SQLite shell on a workspace database file (modernc.org/sqlite)",
 		Flags: []string{"-json", "-csv", "-header", "-noheader", "-line", "-column", "-list", "-markdown", "-table", "-box", "-separator SEP",
 			"-nullvalue TEXT", "-cmd COMMAND", "-bail", "-readonly", "-timeout SECONDS",
-			".tables", ".schema", ".mode", ".headers", ".import FILE TABLE", ".read FILE", ".separator", ".nullvalue", ".quit"},
+			".tables", ".schema", ".dump", ".mode", ".headers", ".import FILE TABLE", ".read FILE", ".separator", ".nullvalue", ".quit"},
 		Func: Run,
 	}}
 }

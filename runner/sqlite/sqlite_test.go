@@ -49,6 +49,10 @@ func TestShell(t *testing.T) {
 		{name: "dot column", stdin: ".mode column\nselect name from t where id = 1;\n", out: "name\n----\nann\n"},
 		{name: "tables", stdin: "create view v as select 1;\n.tables\n", out: "t  v\n"},
 		{name: "schema", stdin: ".schema t\n", out: "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, score REAL);\n"},
+		{name: "dump", stdin: "create index i on t(name);\n.dump\n", out: "PRAGMA foreign_keys=OFF;\nBEGIN TRANSACTION;\n" +
+			"CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, score REAL);\n" +
+			"INSERT INTO t VALUES(1,'ann',9.5);\nINSERT INTO t VALUES(2,'bob',NULL);\nINSERT INTO t VALUES(3,'c,d',7.0);\n" +
+			"CREATE INDEX i on t(name);\nCOMMIT;\n"},
 		{name: "quit", stdin: "select 1;\n.quit\nselect 2;\n", out: "1\n"},
 		{name: "sql error", args: []string{"select * from nope"}, code: 1, err: "Error: no such table: nope"},
 		{name: "error continues", stdin: "select * from nope;\nselect 5;\n", out: "5\n", code: 1, err: "no such table"},
@@ -178,5 +182,25 @@ func TestNoHostFiles(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(host); len(entries) != 0 {
 		t.Errorf("SQL wrote host files: %v", entries)
+	}
+}
+
+// TestDumpRoundTrip loads a .dump into a fresh database and dumps it again.
+func TestDumpRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	sb := commandtest.New(t)
+	if r := sb.Run(ctx, Run, setup+"INSERT INTO t VALUES (4, 'it''s', -1e300);\nCREATE VIEW v AS SELECT name FROM t;\n", "sqlite3", "a.db"); r.Code != 0 {
+		t.Fatalf("setup: %+v", r)
+	}
+	first := sb.Run(ctx, Run, "", "sqlite3", "a.db", ".dump")
+	if first.Code != 0 {
+		t.Fatalf(".dump: %+v", first)
+	}
+	if r := sb.Run(ctx, Run, first.Stdout, "sqlite3", "b.db"); r.Code != 0 {
+		t.Fatalf("load dump: %+v", r)
+	}
+	second := sb.Run(ctx, Run, "", "sqlite3", "b.db", ".dump")
+	if second.Stdout != first.Stdout {
+		t.Errorf("dump changed in a round trip:\n%s\nthen:\n%s", first.Stdout, second.Stdout)
 	}
 }
