@@ -48,7 +48,9 @@ func Commands() []command.Spec {
 const DefaultTimeout = 10 * time.Second
 
 // maxDB bounds the database file read into memory.
-const maxDB = 1 << 30
+// It is held up to four times during a call (file, live copy, before and
+// after images), so it stays well below the runner's memory limit.
+const maxDB = 256 << 20
 
 type shell struct {
 	env       *command.Env
