@@ -131,17 +131,20 @@ func (ws *workspace) truncate(ctx context.Context, e *entry, size int64) syscall
 	if err := ws.checkSize(e, size); err != nil {
 		return MapErrno(err)
 	}
+	oldSize := e.size
 	if size == 0 && e.local == nil {
-		// Nothing to copy: start an empty spool.
+		// Nothing worth copying: start from an empty spool.
 		e.size = 0
 	}
-	if err := ws.materialize(ctx, e); err != nil {
+	err := ws.materialize(ctx, e)
+	e.size = oldSize
+	if err != nil {
 		return MapErrno(err)
 	}
 	if err := e.local.Truncate(size); err != nil {
 		return MapErrno(err)
 	}
-	ws.bytes += size - e.size
+	ws.bytes += size - oldSize
 	e.size = size
 	now := time.Now()
 	e.mtime, e.ctime = now, now

@@ -132,3 +132,24 @@ func appendTo(p, s string) error {
 	}
 	return err
 }
+
+// TestTruncateFreesBytes truncates a committed file that the mount never
+// copied: the freed bytes count again at once.
+func TestTruncateFreesBytes(t *testing.T) {
+	e := newEnv(t)
+	q := meta.DefaultQuotas()
+	q.MaxWorkspaceBytes = 1000
+	dir := e.create("quota/trunc", &q)
+	if _, _, err := e.db.WriteFile(t.Context(), "quota/trunc", "a", strings.NewReader(strings.Repeat("a", 800)), meta.WriteFileOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.fs.Reload(t.Context(), "quota/trunc"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(dir, "a"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b"), []byte(strings.Repeat("b", 900)), 0o644); err != nil {
+		t.Fatalf("900 bytes after freeing 800 of 1000: %v", err)
+	}
+}
