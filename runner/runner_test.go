@@ -58,7 +58,10 @@ func TestRunBasics(t *testing.T) {
 		{"pwd", "/workspace/sub\n", "", 0}, // the cwd does
 		{"cd /workspace; echo $PATH.", ".\n", "", 0},
 		{"nosuchcmd --x", "", "nosuchcmd: command not found", 127},
-		{"yq '.a'", "", "yq: not available yet", 127},
+		{"expr 1 + 1", "", "expr: not available yet", 127},
+		{"echo 'a: 1' | yq '.a'", "1\n", "", 0},
+		{"echo '<h1>T</h1>' | html-to-markdown", "# T\n", "", 0},
+		{"sqlite3 db.sqlite 'create table t(x); insert into t values (42); select x from t;'", "42\n", "", 0},
 		{"js-exec -c 'console.log(1+1)'", "2\n", "", 0},
 		{"/bin/ls", "", "/bin/ls: No such file or directory", 127},
 		{"./a.txt", "", "Permission denied", 126},

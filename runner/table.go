@@ -7,10 +7,13 @@ import (
 	"github.com/wsfs/wsfs/runner/command"
 	"github.com/wsfs/wsfs/runner/coreutils"
 	"github.com/wsfs/wsfs/runner/grep"
+	"github.com/wsfs/wsfs/runner/htmlmd"
 	"github.com/wsfs/wsfs/runner/jq"
 	"github.com/wsfs/wsfs/runner/jsexec"
 	"github.com/wsfs/wsfs/runner/sed"
+	"github.com/wsfs/wsfs/runner/sqlite"
 	"github.com/wsfs/wsfs/runner/textutils"
+	"github.com/wsfs/wsfs/runner/yq"
 )
 
 // CommandSpecs lists every runner command from the command packages, in
@@ -22,6 +25,7 @@ func CommandSpecs() []command.Spec {
 	for _, specs := range [][]command.Spec{
 		coreutils.Commands(), textutils.Commands(), grep.Commands(),
 		sed.Commands(), awk.Commands(), jq.Commands(), jsexec.Commands(),
+		yq.Commands(), htmlmd.Commands(), sqlite.Commands(),
 	} {
 		for _, s := range specs {
 			if !seen[s.Name] {
