@@ -49,6 +49,7 @@ func benchTargets(b *testing.B) map[string]string {
 	}
 	wsMnt := filepath.Join(base, "wsfs")
 	os.Mkdir(wsMnt, 0o755)
+	trackMount(wsMnt)
 	fsys, err := Mount(ctx, wsMnt, Options{DB: db, SpoolDir: filepath.Join(base, "spool"), QuietPeriod: -1, Workspace: "bench/a",
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
@@ -214,6 +215,7 @@ func BenchmarkCommit(b *testing.B) {
 			}
 			mnt := filepath.Join(home, "mnt")
 			os.Mkdir(mnt, 0o755)
+			trackMount(mnt)
 			fsys, err := Mount(ctx, mnt, Options{DB: db, SpoolDir: filepath.Join(home, "spool"), QuietPeriod: -1, Workspace: "bench/c",
 				Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,7 +28,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// leftoverMounts lists wsfs FUSE mounts under the test temp folders.
+// ownMounts holds the mount points this test binary made, so the leftover
+// check looks only at those: other packages' tests mount wsfs at the same
+// time, and their live mounts are none of this package's business.
+var ownMounts sync.Map
+
+func trackMount(dir string) { ownMounts.Store(dir, true) }
+
+// leftoverMounts lists this binary's mount points still in /proc/mounts.
 func leftoverMounts() []string {
 	b, err := os.ReadFile("/proc/self/mounts")
 	if err != nil {
@@ -36,7 +44,10 @@ func leftoverMounts() []string {
 	var out []string
 	for _, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
-		if len(f) >= 3 && strings.HasPrefix(f[2], "fuse") && f[0] == "wsfs" && strings.Contains(f[1], os.TempDir()) {
+		if len(f) < 3 || !strings.HasPrefix(f[2], "fuse") {
+			continue
+		}
+		if _, ok := ownMounts.Load(f[1]); ok {
 			out = append(out, f[1])
 		}
 	}
@@ -93,6 +104,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	trackMount(e.mnt)
 	fsys, err := Mount(ctx, e.mnt, o)
 	if err != nil {
 		t.Fatal(err)

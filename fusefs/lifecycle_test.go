@@ -73,6 +73,7 @@ func TestUnmountCommitsPendingEdits(t *testing.T) {
 	}
 	mnt := filepath.Join(home, "mnt")
 	os.Mkdir(mnt, 0o755)
+	trackMount(mnt)
 	fsys, err := Mount(ctx, mnt, Options{DB: db, SpoolDir: filepath.Join(home, "spool"), QuietPeriod: time.Hour, Workspace: "acme/u",
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
@@ -103,6 +104,7 @@ func TestCrashMidWrite(t *testing.T) {
 	home := t.TempDir()
 	mnt := filepath.Join(home, "mnt")
 	os.Mkdir(mnt, 0o755)
+	trackMount(mnt)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashMidWrite$")
 	cmd.Env = append(os.Environ(), "WSFS_FUSEFS_CRASH_CHILD="+home)
 	out, err := cmd.StdoutPipe()
