@@ -155,3 +155,36 @@ func TestReloadAfterRestore(t *testing.T) {
 		t.Fatalf("after restore: %q", got)
 	}
 }
+
+// TestNlink checks st_nlink of directories through mkdir, rmdir, rename
+// and exchange (2 + subdirectories).
+func TestNlink(t *testing.T) {
+	e := newEnv(t)
+	dir := e.create("acme/nlink", nil)
+	nlink := func(p string) uint64 {
+		t.Helper()
+		var st syscall.Stat_t
+		if err := syscall.Stat(p, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Nlink
+	}
+	for _, d := range []string{"a", "b", "a/x", "a/y"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustWrite(t, filepath.Join(dir, "a/f"), "")
+	if n := nlink(filepath.Join(dir, "a")); n != 4 {
+		t.Fatalf("a: nlink %d, want 4", n)
+	}
+	if err := os.Rename(filepath.Join(dir, "a/x"), filepath.Join(dir, "b/x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "a/y")); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := nlink(filepath.Join(dir, "a")), nlink(filepath.Join(dir, "b")); a != 2 || b != 3 {
+		t.Fatalf("after moves: a %d b %d, want 2 and 3", a, b)
+	}
+}

@@ -43,6 +43,7 @@ type entry struct {
 	// Directories. children is nil until loaded from tree (the committed
 	// tree digest, valid while the directory is clean).
 	children map[string]*entry
+	subdirs  uint32 // directories among children, for st_nlink without a scan
 	tree     objects.Digest
 	sub      meta.Stats // committed subtree totals, valid while clean and unloaded
 

@@ -60,14 +60,9 @@ func (ws *workspace) fillAttr(e *entry, out *fuse.Attr) {
 		out.Nlink = 0
 	}
 	if e.isDir() {
-		out.Nlink = 2
+		out.Nlink = 2 + e.subdirs
 		out.Size = 4096
 		out.Blocks = 8
-		for _, c := range e.children {
-			if c.isDir() {
-				out.Nlink++
-			}
-		}
 	}
 	out.SetTimes(&e.atime, &e.mtime, &e.ctime)
 }
@@ -222,6 +217,9 @@ func (ws *workspace) add(d *entry, name string, c *entry) {
 	c.parent, c.name = d, name
 	c.mtime, c.ctime, c.atime = now, now, now
 	d.children[name] = c
+	if c.isDir() {
+		d.subdirs++
+	}
 	d.mtime, d.ctime = now, now
 	ws.entries++
 	ws.touched(c)
@@ -304,6 +302,9 @@ func (n *wsNode) Link(ctx context.Context, target gofs.InodeEmbedder, name strin
 func (ws *workspace) remove(d *entry, name string) {
 	c := d.children[name]
 	delete(d.children, name)
+	if c.isDir() {
+		d.subdirs--
+	}
 	ws.entries--
 	if c.kind == meta.KindFile {
 		ws.bytes -= c.size
@@ -427,6 +428,15 @@ func (n *wsNode) Rename(ctx context.Context, name string, newParent gofs.InodeEm
 		src.children[name], dst.children[newName] = old, c
 		old.parent, old.name = src, name
 		c.parent, c.name = dst, newName
+		if c.isDir() != old.isDir() {
+			if c.isDir() {
+				src.subdirs--
+				dst.subdirs++
+			} else {
+				src.subdirs++
+				dst.subdirs--
+			}
+		}
 	default:
 		if exists {
 			if flags&renameNoReplace != 0 {
@@ -456,6 +466,10 @@ func (n *wsNode) Rename(ctx context.Context, name string, newParent gofs.InodeEm
 		delete(src.children, name)
 		dst.children[newName] = c
 		c.parent, c.name = dst, newName
+		if c.isDir() {
+			src.subdirs--
+			dst.subdirs++
+		}
 	}
 	now := time.Now()
 	src.mtime, src.ctime, dst.mtime, dst.ctime, c.ctime = now, now, now, now, now

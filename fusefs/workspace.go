@@ -97,6 +97,9 @@ func (ws *workspace) load(ctx context.Context, d *entry) error {
 				c.target, c.size = te.Target, int64(len(te.Target))
 			}
 			children[te.Name] = c
+			if te.Kind == meta.KindDir {
+				d.subdirs++
+			}
 		}
 	}
 	d.children = children
