@@ -12,32 +12,9 @@ import (
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
-)
 
-// fixturesDir finds ../shared/conformance/just-bash-fixtures beside the
-// repository root, or "" when it is absent.
-func fixturesDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-	p := filepath.Join(filepath.Dir(dir), "shared", "conformance", "just-bash-fixtures")
-	if _, err := os.Stat(p); err != nil {
-		return ""
-	}
-	return p
-}
+	"github.com/wsfs/wsfs/runner/command/commandtest"
+)
 
 type fixture struct {
 	Command  string            `json:"command"`
@@ -71,7 +48,7 @@ func refusalReason(script string) string {
 // TestJustBashFixtures runs the 778 recorded bash cases through Run and
 // compares stdout and exit code.
 func TestJustBashFixtures(t *testing.T) {
-	dir := fixturesDir(t)
+	dir := commandtest.FixturesDir(t)
 	if dir == "" {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("just-bash fixtures missing (../shared/conformance/just-bash-fixtures)")

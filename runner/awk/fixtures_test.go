@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -14,24 +13,11 @@ import (
 	"github.com/wsfs/wsfs/runner/command/commandtest"
 )
 
-// fixturesDir finds ../shared/conformance/just-bash-fixtures beside the repo root.
 func fixturesDir(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Dir(file)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repo root not found")
-		}
-		dir = parent
-	}
-	fx := filepath.Join(dir, "..", "shared", "conformance", "just-bash-fixtures")
-	if _, err := os.Stat(fx); err != nil {
-		t.Skipf("conformance fixtures not present (%v)", err)
+	fx := commandtest.FixturesDir(t)
+	if fx == "" {
+		t.Skip("conformance fixtures not present (../shared/conformance/just-bash-fixtures)")
 	}
 	return fx
 }

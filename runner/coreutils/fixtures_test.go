@@ -30,30 +30,6 @@ type fixture struct {
 	ExitCode int               `json:"exitCode"`
 }
 
-// fixturesDir finds ../shared/conformance/just-bash-fixtures from the
-// repository root, or "" when it is not there.
-func fixturesDir(t *testing.T) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-	d := filepath.Join(filepath.Dir(dir), "shared", "conformance", "just-bash-fixtures")
-	if _, err := os.Stat(d); err != nil {
-		return ""
-	}
-	return d
-}
-
 // shellBuiltins are what the test shell answers itself (as the runner's
 // interpreter will); with this package's commands and a plain sort they
 // make the scripts the harness can run.
@@ -224,7 +200,7 @@ func runShell(ctx context.Context, s *commandtest.Sandbox, script string) (strin
 }
 
 func TestJustBashFixtures(t *testing.T) {
-	dir := fixturesDir(t)
+	dir := commandtest.FixturesDir(t)
 	if dir == "" {
 		t.Skip("../shared/conformance/just-bash-fixtures is missing")
 	}

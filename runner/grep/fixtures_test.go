@@ -13,31 +13,6 @@ import (
 	"github.com/wsfs/wsfs/runner/command/commandtest"
 )
 
-// fixtureDir finds ../shared/conformance/just-bash-fixtures beside the
-// repository root, or "" when it is absent.
-func fixtureDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-	fx := filepath.Join(filepath.Dir(dir), "shared", "conformance", "just-bash-fixtures")
-	if _, err := os.Stat(fx); err != nil {
-		return ""
-	}
-	return fx
-}
-
 type bashCase struct {
 	Command  string            `json:"command"`
 	Files    map[string]string `json:"files"`
@@ -164,7 +139,7 @@ func (pc plainCase) shellResult(r result) (string, int) {
 }
 
 func TestJustBashFixtures(t *testing.T) {
-	dir := fixtureDir(t)
+	dir := commandtest.FixturesDir(t)
 	if dir == "" {
 		t.Skip("../shared/conformance/just-bash-fixtures not found")
 	}

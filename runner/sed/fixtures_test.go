@@ -7,32 +7,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
-)
 
-// fixtureDir finds ../shared/conformance/just-bash-fixtures beside the
-// repository root, or "" when it is absent.
-func fixtureDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-	d := filepath.Join(filepath.Dir(dir), "shared", "conformance", "just-bash-fixtures")
-	if _, err := os.Stat(d); err != nil {
-		return ""
-	}
-	return d
-}
+	"github.com/wsfs/wsfs/runner/command/commandtest"
+)
 
 type fixture struct {
 	Command  string            `json:"command"`
@@ -45,7 +22,7 @@ type fixture struct {
 // plain sed invocation, possibly fed by echo or printf; the others need
 // the runner's shell and are counted as out of scope.
 func TestJustBashFixtures(t *testing.T) {
-	dir := fixtureDir(t)
+	dir := commandtest.FixturesDir(t)
 	if dir == "" {
 		t.Skip("../shared/conformance/just-bash-fixtures not found")
 	}

@@ -18,33 +18,9 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/command/commandtest"
 	"github.com/wsfs/wsfs/runner/jq"
 )
-
-// fixturesDir finds ../shared/conformance/just-bash-fixtures from the
-// repository root, or "" when it is absent.
-func fixturesDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-	p := filepath.Join(filepath.Dir(dir), "shared", "conformance", "just-bash-fixtures")
-	if _, err := os.Stat(p); err != nil {
-		return ""
-	}
-	return p
-}
 
 type fixture struct {
 	Command  string            `json:"command"`
@@ -188,7 +164,7 @@ var fixtureKnown = map[string]string{
 // TestJustBashFixtures runs the recorded bash cases whose commands are all
 // ours (text tools, jq, cat) or shell builtins.
 func TestJustBashFixtures(t *testing.T) {
-	dir := fixturesDir(t)
+	dir := commandtest.FixturesDir(t)
 	if dir == "" {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("just-bash fixtures missing (../shared/conformance/just-bash-fixtures)")

@@ -112,3 +112,29 @@ func (s *Sandbox) Env(dir string, args []string, stdin io.Reader, stdout, stderr
 	}
 	return env
 }
+
+// FixturesDir returns ../shared/conformance/just-bash-fixtures beside the
+// repository root (the recorded bash results tests compare with), or ""
+// when that folder is absent, as it is for users of wsfs.
+func FixturesDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+	p := filepath.Join(filepath.Dir(dir), "shared", "conformance", "just-bash-fixtures")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
