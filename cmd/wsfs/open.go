@@ -12,25 +12,6 @@ import (
 	"github.com/wsfs/wsfs/objects/storeurl"
 )
 
-func init() {
-	errorCodes = append(errorCodes,
-		struct {
-			match func(error) bool
-			code  int
-		}{func(err error) bool { return errors.Is(err, meta.ErrStale) }, exitStale},
-		struct {
-			match func(error) bool
-			code  int
-		}{func(err error) bool {
-			return errors.Is(err, meta.ErrNotFound) || errors.Is(err, objects.ErrNotFound)
-		}, exitNotFound},
-		struct {
-			match func(error) bool
-			code  int
-		}{func(err error) bool { return errors.Is(err, meta.ErrInvalid) }, exitUsage},
-	)
-}
-
 // home returns the state folder from --home, WSFS_HOME or the default.
 func (g *globalFlags) homeDir() (string, error) {
 	if g.home != "" {

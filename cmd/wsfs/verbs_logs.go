@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/wsfs/wsfs/api"
-	"github.com/wsfs/wsfs/meta"
 )
 
 func init() {
@@ -40,9 +39,9 @@ func runLogs(ctx context.Context, a *app, args []string) error {
 	if fs.NArg() != 1 {
 		return usagef("takes one workspace")
 	}
-	name, err := meta.ParseWorkspace(fs.Arg(0))
+	name, err := parseWorkspace(fs.Arg(0))
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	c, err := dialServer(ctx, &g)
 	if err != nil {

@@ -26,10 +26,6 @@ func init() {
 	register(&verb{name: "run", args: "-w TENANT/NAME [--json] [--timeout D] [--wait D] [-f FILE | SCRIPT | < script]",
 		summary: "run a bash script as an agent in a workspace (confined; one revision per command that changes something)", run: runRun})
 	register(&verb{name: "output", args: "REF", summary: "print the full output of a command (its output_ref)", run: runOutput})
-	errorCodes = append(errorCodes, struct {
-		match func(error) bool
-		code  int
-	}{func(err error) bool { return errors.Is(err, api.ErrRunBusy) }, exitStale})
 }
 
 // runJSON is what wsfs run --json prints.

@@ -55,9 +55,9 @@ func runCreate(ctx context.Context, a *app, args []string) error {
 	if fs.NArg() != 1 {
 		return usagef("takes one workspace name")
 	}
-	name, err := meta.ParseWorkspace(fs.Arg(0))
+	name, err := parseWorkspace(fs.Arg(0))
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	k := meta.WorkspaceKind(*kind)
 	if k != meta.Private && k != meta.Shared {
@@ -126,9 +126,9 @@ func runRm(ctx context.Context, a *app, args []string) error {
 	if fs.NArg() != 1 {
 		return usagef("takes one workspace name")
 	}
-	name, err := meta.ParseWorkspace(fs.Arg(0))
+	name, err := parseWorkspace(fs.Arg(0))
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	db, done, err := g.openHistory(ctx, false)
 	if err != nil {
@@ -155,9 +155,9 @@ func runLog(ctx context.Context, a *app, args []string) error {
 	if fs.NArg() != 1 {
 		return usagef("takes one workspace name")
 	}
-	name, err := meta.ParseWorkspace(fs.Arg(0))
+	name, err := parseWorkspace(fs.Arg(0))
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	db, done, err := g.openHistory(ctx, true)
 	if err != nil {
@@ -180,6 +180,15 @@ func runLog(ctx context.Context, a *app, args []string) error {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%d\t%s\t%s\n", r.N, shortTime(r.Time), r.ExitCode, r.Duration.Round(time.Millisecond), len(r.Changes), r.Author, oneLine(r.Command, 60))
 	}
 	return tw.Flush()
+}
+
+// parseWorkspace parses a TENANT/NAME argument; a bad one is a usage error.
+func parseWorkspace(s string) (string, error) {
+	name, err := meta.ParseWorkspace(s)
+	if err != nil {
+		return "", usagef("%v", err)
+	}
+	return name, nil
 }
 
 func parseRef(s string) (meta.Ref, error) {
@@ -389,9 +398,9 @@ func runFork(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	name, err := meta.ParseWorkspace(fs.Arg(1))
+	name, err := parseWorkspace(fs.Arg(1))
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	db, done, err := g.openHistory(ctx, false)
 	if err != nil {
@@ -497,9 +506,9 @@ func runQuota(ctx context.Context, a *app, args []string) error {
 	if fs.NArg() < 1 {
 		return usagef("takes a workspace name")
 	}
-	name, err := meta.ParseWorkspace(fs.Arg(0))
+	name, err := parseWorkspace(fs.Arg(0))
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	rest := fs.Args()[1:]
 	if len(rest) > 0 && rest[0] != "set" {
@@ -581,9 +590,9 @@ func runPut(ctx context.Context, a *app, args []string) error {
 	if fs.NArg() != 2 {
 		return usagef("takes a workspace and a path; the content comes on stdin")
 	}
-	name, err := meta.ParseWorkspace(fs.Arg(0))
+	name, err := parseWorkspace(fs.Arg(0))
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	m, err := strconv.ParseUint(*mode, 8, 32)
 	if err != nil || m > 0o7777 {
@@ -660,9 +669,9 @@ func runImport(ctx context.Context, a *app, args []string) error {
 	if fs.NArg() != 2 {
 		return usagef("takes a workspace and a tar file (- for stdin)")
 	}
-	name, err := meta.ParseWorkspace(fs.Arg(0))
+	name, err := parseWorkspace(fs.Arg(0))
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	var r io.Reader = a.stdin
 	if fs.Arg(1) != "-" {
