@@ -312,7 +312,7 @@ func (f *FS) Reload(ctx context.Context, name string) error {
 			if parent := f.tenantInode(tenant); parent != nil {
 				parent.NotifyEntry(rest)
 			}
-			if root := f.rootInode(); root != nil && f.opts.Workspace == "" {
+			if root := f.root; root != nil && f.opts.Workspace == "" {
 				root.NotifyEntry(tenant)
 			}
 		}

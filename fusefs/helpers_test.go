@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,7 +22,7 @@ func TestMain(m *testing.M) {
 	if left := leftoverMounts(); len(left) > 0 {
 		fmt.Fprintf(os.Stderr, "fusefs tests left FUSE mounts behind: %v\n", left)
 		for _, d := range left {
-			_ = unmountLazy(d)
+			_ = syscall.Unmount(d, syscall.MNT_DETACH)
 		}
 		code = 1
 	}

@@ -34,8 +34,6 @@ type histNode struct {
 	entry  meta.Entry // histTree: the entry (the root's Digest is the revision's tree)
 }
 
-type historyRoot = histNode
-
 var (
 	_ gofs.NodeLookuper   = (*histNode)(nil)
 	_ gofs.NodeReaddirer  = (*histNode)(nil)

@@ -80,16 +80,10 @@ func (f *FS) tenantInode(tenant string) *gofs.Inode {
 	if f.opts.Workspace != "" || f.server == nil {
 		return nil
 	}
-	root := f.rootInode()
-	if root == nil {
+	if f.root == nil {
 		return nil
 	}
-	return root.GetChild(tenant)
-}
-
-func (f *FS) rootInode() *gofs.Inode {
-	// The root node is the one node whose StableAttr.Ino is 1.
-	return f.root
+	return f.root.GetChild(tenant)
 }
 
 func (n *rootNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
@@ -107,7 +101,7 @@ func (n *rootNode) OnAdd(ctx context.Context) { n.fsys.root = &n.Inode }
 func (n *rootNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
 	if name == historyName {
 		n.fsys.dirAttr(&out.Attr, 2, 0o555)
-		return n.NewInode(ctx, &historyRoot{fsys: n.fsys}, gofs.StableAttr{Mode: syscall.S_IFDIR, Ino: 2}), 0
+		return n.NewInode(ctx, &histNode{fsys: n.fsys, level: histTop}, gofs.StableAttr{Mode: syscall.S_IFDIR, Ino: 2}), 0
 	}
 	ok, err := n.fsys.tenantExists(ctx, name)
 	if err != nil {
