@@ -23,7 +23,7 @@ lint:
 
 # The full suite: deps, lint, every package's tests (FUSE and MinIO included).
 test: deps lint
-	go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./...
+	RG_REFERENCE=$$(command -v rg) go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./...
 	go test -count=1 -race -timeout 10m -run 'TestParallelStress|TestConcurrent' ./fusefs ./meta
 
 # Unit tests only, without installing anything (tests needing FUSE or MinIO

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs on a Debian machine, idempotently:
 # fuse3 (fusermount3), the GNU reference tools for differential tests
-# (gawk, sed, grep, jq, bash), MinIO built from the Go module proxy, and
+# (gawk, sed, grep, jq, ripgrep, bash), MinIO built from the Go module proxy, and
 # staticcheck. Run as root (CI is root); as another user apt steps use sudo.
 set -euo pipefail
 
@@ -12,6 +12,7 @@ need_apt=()
 command -v fusermount3 >/dev/null 2>&1 || need_apt+=(fuse3)
 command -v gawk >/dev/null 2>&1 || need_apt+=(gawk)
 command -v jq >/dev/null 2>&1 || need_apt+=(jq)
+command -v rg >/dev/null 2>&1 || need_apt+=(ripgrep)
 command -v sed >/dev/null 2>&1 || need_apt+=(sed)
 command -v grep >/dev/null 2>&1 || need_apt+=(grep)
 command -v git >/dev/null 2>&1 || need_apt+=(git)
