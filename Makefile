@@ -11,6 +11,7 @@ all: build
 
 build:
 	go build -o bin/wsfs ./cmd/wsfs
+	go build -o bin/wsfs-core ./cmd/wsfs-core
 
 deps:
 	bash scripts/deps.sh

@@ -1,5 +1,5 @@
 // Package metatest helps the tests of packages built on meta (fusefs, api,
-// cmd/wsfs): a database on a temporary file, workspaces and commits in one
+// cmd/wsfs-core): a database on a temporary file, workspaces and commits in one
 // line each, and a flat view of a revision to compare with what a test
 // expects.
 package metatest

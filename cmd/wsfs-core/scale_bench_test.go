@@ -21,7 +21,7 @@ import (
 // stays ≤ 100 MiB resident while idle. It also reports the resident size
 // after every workspace has been looked up on the mount.
 //
-//	go test -run '^$' -bench MountScale -benchtime 3x ./cmd/wsfs
+//	go test -run '^$' -bench MountScale -benchtime 3x ./cmd/wsfs-core
 func BenchmarkMountScale(b *testing.B) {
 	requireFUSE(b)
 	const tenants, perTenant = 100, 100

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(binDir)
 	}
 	if left := leftoverMounts(); len(left) > 0 {
-		fmt.Fprintf(os.Stderr, "cmd/wsfs tests left FUSE mounts behind: %v\n", left)
+		fmt.Fprintf(os.Stderr, "cmd/wsfs-core tests left FUSE mounts behind: %v\n", left)
 		for _, d := range left {
 			_ = syscall.Unmount(d, syscall.MNT_DETACH)
 		}

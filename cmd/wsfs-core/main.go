@@ -1,0 +1,216 @@
+// Command wsfs-core is the workspace filesystem for AI agents: flags,
+// subcommands and wiring of the wsfs packages, nothing more. People and
+// agents call it through the small `wsfs` front (cmd/wsfs), which execs it
+// for every verb but the fast path of `wsfs run`; it also works on its own
+// under either name.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// Exit codes, as `wsfs --help` lists them.
+const (
+	exitOK       = 0 // success
+	exitFailure  = 1 // the operation failed, or fsck found problems
+	exitUsage    = 2 // bad flags, arguments or names
+	exitStale    = 3 // the workspace moved on (stale revision) or is busy
+	exitNotFound = 4 // no such workspace, revision or path
+)
+
+// usageError marks errors in the command line itself.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// exitError carries an explicit exit code (fsck's 1 with a report already printed).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+
+// verb is one subcommand.
+type verb struct {
+	name    string
+	args    string // argument synopsis
+	summary string
+	run     func(ctx context.Context, app *app, args []string) error
+}
+
+var verbs = map[string]*verb{}
+
+func register(v *verb) { verbs[v.name] = v }
+
+// app carries what every verb shares: the streams and the global options.
+type app struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	log    *slog.Logger
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr,
+		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel()}))}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			if v, ok := verbs[args[1]]; ok {
+				return a.dispatch(ctx, v, []string{"--help"})
+			}
+		}
+		printHelp(stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	v, ok := verbs[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "wsfs: unknown command %q; run 'wsfs --help' for the list\n", args[0])
+		return exitUsage
+	}
+	return a.dispatch(ctx, v, args[1:])
+}
+
+func (a *app) dispatch(ctx context.Context, v *verb, args []string) int {
+	err := v.run(ctx, a, args)
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(a.stderr, "wsfs %s: %s\nusage: wsfs %s %s\n", v.name, ue.msg, v.name, v.args)
+		return exitUsage
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintf(a.stderr, "wsfs %s: %v\n", v.name, ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(a.stderr, "wsfs %s: %v\n", v.name, err)
+	return exitCodeFor(err)
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintln(w, "wsfs — durable, versioned workspaces for AI agents")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "usage: wsfs COMMAND [flags] [args]   (wsfs help COMMAND for its flags)")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	names := make([]string, 0, len(verbs))
+	for n := range verbs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, verbs[n].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "global flags (every command): --store URL (or WSFS_STORE), --home DIR (or WSFS_HOME)")
+	fmt.Fprintln(w, "  store URLs: file:///path  |  s3://bucket/prefix?endpoint=host:port&region=auto&secure=true")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "exit codes:")
+	fmt.Fprintln(w, "  0  success")
+	fmt.Fprintln(w, "  1  the operation failed (the message says what and what to do), or fsck found problems")
+	fmt.Fprintln(w, "  2  bad flags, arguments or names")
+	fmt.Fprintln(w, "  3  stale: the workspace moved on since the revision you named, or it is busy")
+	fmt.Fprintln(w, "  4  not found: no such workspace, revision or path")
+}
+
+// newFlags makes a verb's flag set with the global flags.
+func newFlags(a *app, v *verb, g *globalFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("wsfs "+v.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	if g != nil {
+		fs.StringVar(&g.store, "store", os.Getenv("WSFS_STORE"), "object store URL (file:///path or s3://bucket/prefix?endpoint=...)")
+		fs.StringVar(&g.home, "home", os.Getenv("WSFS_HOME"), "state folder (meta.db, cache, socket)")
+	}
+	return fs
+}
+
+// parse parses flags, turning flag errors into usage errors and -h into help.
+func parse(a *app, v *verb, fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(interleave(fs, args)); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(a.stdout, "usage: wsfs %s %s\n\n%s\n\nflags:\n", v.name, v.args, v.summary)
+			fs.SetOutput(a.stdout)
+			fs.PrintDefaults()
+			return flag.ErrHelp
+		}
+		return usageError{strings.TrimPrefix(err.Error(), "flag provided but not defined: ")}
+	}
+	return nil
+}
+
+// interleave moves flags that follow positional arguments to the front, so
+// `wsfs log acme/a --json` works as people type it. "--" ends flags.
+func interleave(fs *flag.FlagSet, args []string) []string {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if len(arg) > 1 && arg[0] == '-' {
+			flags = append(flags, arg)
+			name := strings.TrimLeft(arg, "-")
+			if strings.Contains(name, "=") {
+				continue
+			}
+			if f := fs.Lookup(name); f != nil {
+				if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
+					continue
+				}
+				if i+1 < len(args) {
+					flags = append(flags, args[i+1])
+					i++
+				}
+			}
+			continue
+		}
+		pos = append(pos, arg)
+	}
+	return append(append(flags, "--"), pos...)
+}
+
+func logLevel() slog.Level {
+	if os.Getenv("WSFS_DEBUG") != "" {
+		return slog.LevelDebug
+	}
+	return slog.LevelWarn
+}
+
+// globalFlags are accepted by every verb.
+type globalFlags struct {
+	store string
+	home  string
+}
