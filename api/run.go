@@ -71,6 +71,9 @@ type RunTurn struct {
 	Cwd       string        `json:"cwd"`  // agent path, /workspace/...
 	Quotas    meta.Quotas   `json:"quotas"`
 	Queued    time.Duration `json:"queued_ns"`
+	// History lists the workspace's last commands (revision log), oldest
+	// first, for the runner's `history`.
+	History []string `json:"history,omitempty"`
 }
 
 // RunReport is what the worker tells the server at the end.
@@ -360,7 +363,30 @@ func (s *Server) setUpTurn(ctx context.Context, rm RunMount, name string, q RunS
 		s.finishRun(l, nil)
 	})
 	return RunTurn{Lease: l.id, Workspace: name, Dir: dir, Base: ws.Head, Cwd: agentCwd(ws.HeadCwd), Quotas: ws.Quotas,
-		Queued: time.Since(since)}, nil
+		Queued: time.Since(since), History: s.runHistory(ctx, name)}, nil
+}
+
+// maxRunHistory is how many revisions `history` looks back.
+const maxRunHistory = 100
+
+// runHistory lists the commands of the workspace's last revisions, oldest
+// first, leaving out mount edits and wsfs verbs (they are not commands an
+// agent typed). Read-only commands make no revision, so they are absent.
+func (s *Server) runHistory(ctx context.Context, name string) []string {
+	revs, err := s.cfg.DB.Log(ctx, name, meta.LogOptions{Limit: maxRunHistory})
+	if err != nil {
+		s.log.Warn("api: run: reading the history for the command failed", "workspace", name, "err", err)
+		return nil
+	}
+	var out []string
+	for i := len(revs) - 1; i >= 0; i-- {
+		c := revs[i].Command
+		if c == "" || strings.HasPrefix(c, "(") || strings.HasPrefix(c, "wsfs ") {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 func agentCwd(wsCwd string) string {
@@ -515,6 +541,9 @@ func (s *Server) finishRun(l *runLease, rep *RunReport) (RunResult, error) {
 		if hasOutput {
 			if d, err := objects.PutBytes(ctx, s.cfg.DB.Store(), out); err != nil {
 				s.log.Error("api: run: storing the command's output failed", "workspace", l.ws, "err", err)
+			} else if err := s.cfg.DB.RecordOutput(ctx, l.ws, d); err != nil {
+				// Unreferenced, gc would collect it after its grace period.
+				s.log.Error("api: run: recording the command's output failed", "workspace", l.ws, "output", d, "err", err)
 			} else {
 				l.result.OutputRef = d.String()
 			}

@@ -90,6 +90,10 @@ type Config struct {
 	// Commands is the command table; nil means DefaultCommands().
 	Commands map[string]command.Spec
 	Logger   *slog.Logger // nil: slog.Default()
+
+	// History lists the workspace's recent commands, oldest first and
+	// ending with this one (as bash's history does), for `history`.
+	History []string
 }
 
 // Result is what the command did.

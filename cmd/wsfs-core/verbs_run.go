@@ -127,7 +127,7 @@ func runRun(ctx context.Context, a *app, args []string) error {
 		a.log.Warn("wsfs run: the output stream did not open", "err", err)
 	}
 	cfg := runner.Config{Script: script, WorkspaceDir: turn.Dir, ScratchDir: scratch, Cwd: turn.Cwd, Limits: limits,
-		Logger: a.log}
+		History: append(turn.History, script), Logger: a.log}
 	if os.Getenv("WSFS_NO_CONFINE") == "" {
 		if rep, err := runner.Confine(cfg); err != nil {
 			a.log.Warn("wsfs run: the worker could not be confined beyond os.Root", "err", err)

@@ -41,6 +41,9 @@ type Env struct {
 	// HasCommand reports whether name is a runner command (for `which`).
 	// Nil when the caller offers no command table.
 	HasCommand func(name string) bool
+	// History lists the workspace's recent commands, oldest first (for
+	// `history`); nil when the caller keeps none.
+	History []string
 }
 
 type environKey struct{}
