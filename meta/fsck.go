@@ -54,7 +54,8 @@ func (r *FsckReport) OK() bool { return len(r.Problems) == 0 }
 // Fsck checks the database and the store: the database file's pages, that
 // every retained revision's parent exists, its manifest matches, every
 // tree decodes and its directory totals add up, and every file blob
-// exists with the right size and hash (Quick: size only). It lists orphans:
+// exists with the right size and hash (Quick: size only), as does every kept
+// command output (RecordOutput). It lists orphans:
 // stored blobs nothing references. An error is returned only when the
 // check itself cannot run (the database cannot be read); everything else is
 // a Problem in the report.
@@ -64,8 +65,9 @@ func (db *DB) Fsck(ctx context.Context, opts FsckOptions) (*FsckReport, error) {
 		rep.Problems = append(rep.Problems, Problem{Kind: "db", Detail: p})
 	}
 	type wsRevs struct {
-		w    Workspace
-		revs []*Revision
+		w       Workspace
+		revs    []*Revision
+		outputs []objects.Digest
 	}
 	var all []wsRevs
 	refs := map[objects.Digest]struct{}{}
@@ -77,6 +79,9 @@ func (db *DB) Fsck(ctx context.Context, opts FsckOptions) (*FsckReport, error) {
 		for _, w := range ws {
 			wr := wsRevs{w: w}
 			refs[w.Settings] = struct{}{}
+			if err := forEachOutput(tx, db.path, w.ID, func(o Output) { wr.outputs = append(wr.outputs, o.Digest) }); err != nil {
+				rep.Problems = append(rep.Problems, Problem{Kind: "output", Workspace: w.Name, Detail: err.Error()})
+			}
 			for n := w.Oldest; n <= w.Head && n > 0; n++ {
 				r, err := db.getRevision(tx, &w, n)
 				if err != nil {
@@ -107,6 +112,12 @@ func (db *DB) Fsck(ctx context.Context, opts FsckOptions) (*FsckReport, error) {
 		if n := len(wr.revs); n > 0 {
 			if h := wr.revs[n-1]; h.N != w.Head || h.Root != w.HeadRoot || h.Cwd != w.HeadCwd || h.Stats != w.Usage {
 				c.problem(Problem{Kind: "workspace", Workspace: w.Name, Rev: w.Head, Detail: "the workspace record's head fields do not match its head revision"})
+			}
+		}
+		for _, d := range wr.outputs {
+			refs[d] = struct{}{}
+			if _, err := db.store.Stat(ctx, d); err != nil {
+				c.problem(Problem{Kind: "output", Workspace: w.Name, Digest: d.String(), Detail: "a command's kept output: " + err.Error()})
 			}
 		}
 		for _, r := range wr.revs {

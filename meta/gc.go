@@ -173,7 +173,7 @@ func (db *DB) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 type markRoots struct {
 	workspaces int
 	revisions  int
-	objects    []objects.Digest // manifests, settings, tombstones
+	objects    []objects.Digest // manifests, settings, tombstones, outputs
 	trees      []objects.Digest // root trees
 	revs       []markRev
 }
@@ -219,6 +219,9 @@ func (db *DB) retainedRoots() (*markRoots, error) {
 			}
 			roots.workspaces++
 			roots.objects = append(roots.objects, w.Settings)
+			if err := forEachOutput(tx, db.path, w.ID, func(o Output) { roots.objects = append(roots.objects, o.Digest) }); err != nil {
+				return err
+			}
 			revs, err := db.retainedRevisions(tx, &w)
 			if err != nil {
 				return err

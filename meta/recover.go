@@ -46,6 +46,8 @@ type RecoverReport struct {
 // newest manifest. It refuses to overwrite an existing file at path, and
 // it writes a new file beside it that it renames into place only when
 // complete. A listing or read error stops it with nothing at path.
+// Commands' kept outputs (RecordOutput) name no workspace in their blobs,
+// so they are not referenced again: gc collects them after its grace.
 //
 // Every revision that was acknowledged (its Commit returned) comes back,
 // with its workspace's newest settings. An operation cut short by a crash

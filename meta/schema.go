@@ -10,9 +10,9 @@ import (
 // SchemaVersion is the layout version of meta.db written by this wsfs.
 // Bump it, and add a migration from the previous version to migrations,
 // whenever the bucket layout or a record's encoding changes incompatibly.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
-// The bucket layout of meta.db (schema version 1). Every record is JSON.
+// The bucket layout of meta.db (schema version 2). Every record is JSON.
 //
 //	meta/                       schema version and database facts
 //	    "schema"     -> uint64, big-endian
@@ -24,22 +24,32 @@ const SchemaVersion = 1
 //	        uint64 n, big-endian -> revisionRecord
 //	tombstones/                 deleted workspace incarnations, kept for
 //	    <workspace ID> -> digest of the tombstone object (GC keeps it)
+//	outputs/                    (version 2) the kept outputs of wsfs run
+//	    <workspace ID>/
+//	        uint64 sequence, big-endian -> outputRecord
 var (
 	bucketMeta       = []byte("meta")
 	bucketWorkspaces = []byte("workspaces")
 	bucketRevisions  = []byte("revisions")
 	bucketTombstones = []byte("tombstones")
+	bucketOutputs    = []byte("outputs")
 
 	keySchema  = []byte("schema")
 	keyCreated = []byte("created")
 )
 
-var allBuckets = [][]byte{bucketMeta, bucketWorkspaces, bucketRevisions, bucketTombstones}
+var allBuckets = [][]byte{bucketMeta, bucketWorkspaces, bucketRevisions, bucketTombstones, bucketOutputs}
 
 // migrations[v] upgrades a database from schema version v to v+1 inside the
-// transaction that Open runs; Open then writes the new version. Version 1 is
-// the first, so there is nothing to migrate yet.
-var migrations = map[uint64]func(tx *bolt.Tx) error{}
+// transaction that Open runs; Open then writes the new version.
+var migrations = map[uint64]func(tx *bolt.Tx) error{
+	// Version 2 keeps commands' outputs referenced, so that gc and fsck
+	// see them as live rather than orphans.
+	1: func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketOutputs)
+		return err
+	},
+}
 
 func revKey(n RevNum) []byte {
 	var b [8]byte

@@ -516,6 +516,9 @@ func (db *DB) Delete(ctx context.Context, name string) error {
 				return err
 			}
 		}
+		if err := dropOutputs(tx, w.ID); err != nil {
+			return err
+		}
 		return tx.Bucket(bucketTombstones).Put([]byte(w.ID), td[:])
 	})
 	if err != nil {

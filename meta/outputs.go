@@ -1,0 +1,124 @@
+package meta
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/wsfs/wsfs/objects"
+)
+
+// MaxOutputsKept is how many command outputs a workspace keeps referenced;
+// older ones lose their reference and gc collects their blobs after its
+// grace period. A revision's output is not tied to the revision: commands
+// that change nothing have outputs too.
+const MaxOutputsKept = 1000
+
+// Output is one command's kept output (the blob `wsfs output REF` prints).
+type Output struct {
+	Digest objects.Digest `json:"digest"`
+	Time   time.Time      `json:"time"`
+}
+
+// RecordOutput references the stored output blob d of a command on
+// workspace ws, so that gc keeps it and fsck does not call it an orphan.
+// Only the newest MaxOutputsKept outputs of a workspace stay referenced.
+func (db *DB) RecordOutput(ctx context.Context, ws string, d objects.Digest) error {
+	name, err := ParseWorkspace(ws)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	rec, err := json.Marshal(Output{Digest: d, Time: db.now().UTC()})
+	if err != nil {
+		return fmt.Errorf("meta: record output of %s: %w", name, err)
+	}
+	err = db.update(func(tx *bolt.Tx) error {
+		w, err := getWorkspace(tx, name)
+		if err != nil {
+			return err
+		}
+		b, err := tx.Bucket(bucketOutputs).CreateBucketIfNotExists([]byte(w.ID))
+		if err != nil {
+			return err
+		}
+		seq, err := b.NextSequence()
+		if err != nil {
+			return err
+		}
+		if err := b.Put(u64(seq), rec); err != nil {
+			return err
+		}
+		if seq <= MaxOutputsKept {
+			return nil
+		}
+		// Keys are sequence numbers, so the oldest come first. Deleting
+		// under a bbolt cursor can skip keys: collect them first.
+		var old [][]byte
+		c := b.Cursor()
+		for k, _ := c.First(); k != nil && binary.BigEndian.Uint64(k) <= seq-MaxOutputsKept; k, _ = c.Next() {
+			old = append(old, append([]byte(nil), k...))
+		}
+		for _, k := range old {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("meta: record output of %s: %w", name, err)
+	}
+	return nil
+}
+
+// Outputs lists the referenced outputs of workspace ws, oldest first.
+func (db *DB) Outputs(ctx context.Context, ws string) ([]Output, error) {
+	name, err := ParseWorkspace(ws)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []Output
+	err = db.view(func(tx *bolt.Tx) error {
+		w, err := getWorkspace(tx, name)
+		if err != nil {
+			return err
+		}
+		return forEachOutput(tx, db.path, w.ID, func(o Output) { out = append(out, o) })
+	})
+	return out, err
+}
+
+// forEachOutput calls fn for each output recorded under a workspace
+// incarnation, oldest first.
+func forEachOutput(tx *bolt.Tx, path, id string, fn func(Output)) error {
+	b := tx.Bucket(bucketOutputs).Bucket([]byte(id))
+	if b == nil {
+		return nil
+	}
+	return b.ForEach(func(k, v []byte) error {
+		var o Output
+		if err := json.Unmarshal(v, &o); err != nil || len(k) != 8 {
+			return corruptf(path, "output record %x of workspace %s does not decode: %v", k, id, err)
+		}
+		fn(o)
+		return nil
+	})
+}
+
+// dropOutputs forgets the outputs of a deleted workspace incarnation.
+func dropOutputs(tx *bolt.Tx, id string) error {
+	if tx.Bucket(bucketOutputs).Bucket([]byte(id)) == nil {
+		return nil
+	}
+	return tx.Bucket(bucketOutputs).DeleteBucket([]byte(id))
+}

@@ -1,0 +1,132 @@
+package meta
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/wsfs/wsfs/objects"
+)
+
+func TestOutputsKeptByGCAndFsck(t *testing.T) {
+	ctx := context.Background()
+	store := objects.NewMemory()
+	db := openTestDB(t, store)
+	w := mustCreate(t, db, "acme/out")
+	out, _ := objects.PutBytes(ctx, store, []byte("a command's output"))
+	stray, _ := objects.PutBytes(ctx, store, []byte("nobody's"))
+	if err := db.RecordOutput(ctx, w.Name, out); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Outputs(ctx, w.Name)
+	if err != nil || len(got) != 1 || got[0].Digest != out {
+		t.Fatalf("Outputs = %v, %v", got, err)
+	}
+	rep, err := db.Fsck(ctx, FsckOptions{})
+	if err != nil || !rep.OK() {
+		t.Fatalf("fsck: %v %+v", err, rep)
+	}
+	for _, o := range rep.Orphans {
+		if o.Digest == out {
+			t.Fatal("fsck calls a kept output an orphan")
+		}
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	store.SetModTime(out, old)
+	store.SetModTime(stray, old)
+	if _, err := db.GC(ctx, GCOptions{Delete: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Stat(ctx, out); err != nil {
+		t.Fatalf("gc deleted a kept output: %v", err)
+	}
+	if _, err := store.Stat(ctx, stray); err == nil {
+		t.Fatal("gc kept an unreferenced blob")
+	}
+
+	// A missing output is a problem fsck names.
+	if err := store.Delete(ctx, out); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = db.Fsck(ctx, FsckOptions{})
+	if err != nil || rep.OK() || rep.Problems[0].Kind != "output" {
+		t.Fatalf("fsck after losing an output: %v %+v", err, rep)
+	}
+
+	// Deleting the workspace drops its outputs' references.
+	if err := db.Delete(ctx, w.Name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Outputs(ctx, w.Name); err == nil {
+		t.Fatal("Outputs of a deleted workspace succeeded")
+	}
+	var left int
+	db.view(func(tx *bolt.Tx) error { left = tx.Bucket(bucketOutputs).Stats().BucketN; return nil })
+	if left != 1 { // the top-level bucket itself
+		t.Fatalf("%d output buckets left after delete", left-1)
+	}
+}
+
+func TestOutputsKeepTheNewest(t *testing.T) {
+	ctx := context.Background()
+	store := objects.NewMemory()
+	db := openTestDB(t, store)
+	w := mustCreate(t, db, "acme/many")
+	var all []objects.Digest
+	for i := range MaxOutputsKept + 5 {
+		d := objects.Sum(fmt.Appendf(nil, "output %d", i))
+		all = append(all, d)
+		if err := db.RecordOutput(ctx, w.Name, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := db.Outputs(ctx, w.Name)
+	if err != nil || len(got) != MaxOutputsKept {
+		t.Fatalf("kept %d outputs (%v), want %d", len(got), err, MaxOutputsKept)
+	}
+	if got[0].Digest != all[5] || got[len(got)-1].Digest != all[len(all)-1] {
+		t.Fatal("the kept outputs are not the newest, oldest first")
+	}
+	if err := db.RecordOutput(ctx, "acme/none", all[0]); err == nil {
+		t.Fatal("RecordOutput on a missing workspace succeeded")
+	}
+}
+
+func TestSchemaOneMigrates(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), DBFileName)
+	store := objects.NewMemory()
+	db, err := Open(ctx, path, store, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, db, "acme/old")
+	db.Close()
+	// Make it a version 1 file: no outputs bucket.
+	bdb, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bdb.Update(func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket(bucketOutputs); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketMeta).Put(keySchema, u64(1))
+	})
+	bdb.Close()
+	if _, err := Open(ctx, path, store, Options{ReadOnly: true}); err == nil {
+		t.Fatal("a read-only open of a version 1 file succeeded without the upgrade")
+	}
+	db, err = Open(ctx, path, store, Options{})
+	if err != nil {
+		t.Fatalf("upgrade of a version 1 file: %v", err)
+	}
+	defer db.Close()
+	if err := db.RecordOutput(ctx, "acme/old", objects.Sum([]byte("x"))); err != nil {
+		t.Fatalf("after the upgrade: %v", err)
+	}
+}
