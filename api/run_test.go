@@ -109,6 +109,9 @@ func TestRunProtocol(t *testing.T) {
 	if err := DecodeOutput(bytes.NewReader(blob), &out, &errOut); err != nil || out.String() != "hi\n" || errOut.String() != "warn\n" {
 		t.Fatalf("output blob: %q %q %v", out.String(), errOut.String(), err)
 	}
+	if kept, err := db.Outputs(ctx, "acme/a"); err != nil || len(kept) != 1 || kept[0].Digest != d {
+		t.Fatalf("the output is not referenced in meta: %v %v", kept, err)
+	}
 	if err := <-second; err != nil {
 		t.Fatal(err)
 	}
