@@ -42,6 +42,7 @@ func (h *host) install(c *qjs.Context, file string, args []string) {
 	c.SetFunc("__wsfs_op", h.op)
 	c.SetFunc("__wsfs_exit", h.exitFn)
 	c.SetFunc("__wsfs_load", h.load)
+	c.SetFunc("__wsfs_builtin", nodeSource)
 }
 
 func arg(this *qjs.This, i int) *qjs.Value {

@@ -5,8 +5,10 @@
 (function (g) {
   "use strict";
   const out = g.__wsfs_out, read = g.__wsfs_read, write = g.__wsfs_write,
-    op = g.__wsfs_op, exit = g.__wsfs_exit, load = g.__wsfs_load, info = JSON.parse(g.__wsfs_info);
+    op = g.__wsfs_op, exit = g.__wsfs_exit, load = g.__wsfs_load, info = JSON.parse(g.__wsfs_info),
+    builtin = g.__wsfs_builtin;
   for (const k of ["__wsfs_out", "__wsfs_read", "__wsfs_write", "__wsfs_op", "__wsfs_exit", "__wsfs_load", "__wsfs_info",
+    "__wsfs_builtin",
     "std", "os", "bjson", "scriptArgs", "print", "gc"]) delete g[k];
 
   // Go errors arrive as "CODE\x1fmessage\x1fsyscall\x1fpath"; rethrow them as Node does.
@@ -197,18 +199,36 @@
     fn.call(module.exports, module.exports, makeRequire(path.dirname(f)), module, f, path.dirname(f));
     return module.exports;
   }
+  // Node's modules written in JavaScript (node/*.js, served by node.go),
+  // compiled on their first require.
+  function loadBuiltin(name) {
+    const src = builtin(name);
+    if (src === undefined) return undefined;
+    const module = { exports: {} };
+    modules[name] = module.exports;
+    try {
+      (0, eval)("(function (exports, require, module) {" + src + "\n})").call(module.exports, module.exports, builtinRequire, module);
+    } catch (e) {
+      delete modules[name];
+      throw e;
+    }
+    return (modules[name] = module.exports);
+  }
   function makeRequire(dir) {
     return function require(name) {
       name = String(name);
       if (name.startsWith("./") || name.startsWith("../") || name.startsWith("/")) return loadFile(path.resolve(dir, name));
-      const m = modules[name.replace(/^node:/, "")];
+      const key = name.replace(/^node:/, "");
+      const m = Object.hasOwn(modules, key) ? modules[key] : loadBuiltin(key);
       if (!m) {
-        const e = new Error("js-exec: cannot find module '" + name + "' (available: fs, path, and workspace files by relative path)");
+        const e = new Error("js-exec: cannot find module '" + name + "' (available: Node's built-in modules and workspace files by relative path)");
         e.code = "MODULE_NOT_FOUND";
         throw e;
       }
       return m;
     };
   }
+  const builtinRequire = makeRequire("/");
+  loadBuiltin("internal/globals");
   g.require = makeRequire(info.dir);
 })(globalThis);
