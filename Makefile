@@ -35,8 +35,10 @@ test-unit:
 integration: deps build
 	go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./integration/...
 
+# One markdown report comparing wsfs with its baselines (see
+# internal/benchreport): printed, and kept in docs/BENCH.md.
 bench: deps
-	go test -run '^$$' -bench . -benchtime 2s ./...
+	go run ./internal/benchreport -o docs/BENCH.md
 
 demo: build
 	bash scripts/demo.sh

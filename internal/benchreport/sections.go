@@ -1,0 +1,146 @@
+package main
+
+import "fmt"
+
+// Sections is the report: which benchmarks run, for how long, and how
+// their results are laid out. The benchtimes keep a whole `make bench`
+// under about ten minutes on the 2-core machine.
+func Sections() []Section {
+	return []Section{fileSystem(), commands(), jsExec(), commitScaling(), stores()}
+}
+
+func fileSystem() Section {
+	ops := []struct{ bench, label string }{
+		{"create4k", "create a 4 KiB file"},
+		{"stat", "stat a file"},
+		{"readdir1000", "list a folder of 1,000 files"},
+		{"untar1500", "untar 1,500 small files in 30 folders"},
+		{"rw256k", "write then read 256 KiB"},
+	}
+	c := Comparison{Metric: "ns/op", Columns: []string{"tmpfs", "loopback", "wsfs"},
+		Subjects: []string{"wsfs"}, Baselines: []string{"tmpfs", "loopback"}}
+	for _, op := range ops {
+		for _, col := range c.Columns {
+			c.Cells = append(c.Cells, Cell{Pkg: "./fusefs", Name: "BenchmarkFS/" + op.bench + "/" + col, Row: op.label, Col: col})
+		}
+	}
+	return Section{
+		Title: "The mount: wsfs vs go-fuse loopback vs tmpfs",
+		Intro: "The same operations on tmpfs itself, on go-fuse's loopback file system over that tmpfs, and on a wsfs " +
+			"mount whose store and spool are on the same tmpfs (same kernel cache timeouts for both FUSE mounts).",
+		Runs:        []Run{{Pkg: "./fusefs", Bench: "^BenchmarkFS$", Benchtime: "1s"}},
+		Comparisons: []Comparison{c},
+	}
+}
+
+func commands() Section {
+	const pkg = "./cmd/wsfs-core"
+	cells := []Cell{
+		{Pkg: pkg, Name: "BenchmarkRun/wsfs-echo", Row: "echo hi", Col: "wsfs run"},
+		{Pkg: pkg, Name: "BenchmarkRun/bash-echo", Row: "echo hi", Col: "bash -c"},
+		{Pkg: pkg, Name: "BenchmarkRun/justbash-echo", Row: "echo hi", Col: "just-bash"},
+		{Pkg: pkg, Name: "BenchmarkRun/wsfs-write", Row: "write a file (and commit it)", Col: "wsfs run"},
+	}
+	cols := []string{"wsfs run", "bash -c", "just-bash"}
+	inProcess := []Cell{
+		{Pkg: "./runner", Name: "BenchmarkRunEchoHi", Row: "echo hi, runner.Run in process (no server, no commit)", Col: "wsfs run"},
+		{Pkg: "./runner", Name: "BenchmarkBashEchoHi", Row: "echo hi, runner.Run in process (no server, no commit)", Col: "bash -c"},
+	}
+	return Section{
+		Title: "Agent commands: wsfs run vs bash -c vs just-bash",
+		Intro: "One command end to end as an agent calls it: `wsfs run` against a running server (the command, " +
+			"its output and its revision), `bash -c` and the just-bash CLI started for the same script.",
+		Runs: []Run{
+			{Pkg: pkg, Bench: "^BenchmarkRun$", Benchtime: "2s"},
+			{Pkg: "./runner", Bench: "^Benchmark(RunEchoHi|BashEchoHi)$", Benchtime: "1s"},
+		},
+		Comparisons: []Comparison{
+			{Title: "Median", Metric: "p50-ms", Columns: cols, Subjects: cols[:1], Baselines: cols[1:], Cells: cells},
+			{Title: "Mean", Metric: "ns/op", Columns: cols, Subjects: cols[:1], Baselines: cols[1:], Cells: append(cells, inProcess...)},
+		},
+	}
+}
+
+func jsExec() Section {
+	const pkg = "./runner/jsexec"
+	cols := []string{"js-exec cold", "js-exec warm", "just-bash js-exec"}
+	cells := []Cell{
+		{Pkg: pkg, Name: "BenchmarkHello", Row: "console.log(1)", Col: "js-exec warm"},
+	}
+	return Section{
+		Title: "js-exec: cold and warm vs just-bash's js-exec",
+		Intro: "A cold run pays the compilation of QuickJS's WebAssembly; a warm run reuses it.",
+		Runs:  []Run{{Pkg: pkg, Bench: "^Benchmark", Benchtime: "1s"}},
+		Comparisons: []Comparison{{Metric: "ns/op", Columns: cols, Subjects: cols[:2], Baselines: cols[2:],
+			Cells: cells}},
+	}
+}
+
+func commitScaling() Section {
+	var cells []Cell
+	for _, b := range []struct{ name, label string }{
+		{"BenchmarkCommitOneFile", "one-file commit (in-memory store, bbolt without fsync)"},
+		{"BenchmarkCommitOneFileDurable", "one-file commit, durable (folder store, fsync)"},
+	} {
+		for _, n := range []int{10, 10000} {
+			cells = append(cells, Cell{Pkg: "./meta", Name: fmt.Sprintf("%s/files=%d", b.name, n), Row: b.label, Col: filesLabel(n)})
+		}
+	}
+	cols := []string{filesLabel(10), filesLabel(10000)}
+	return Section{
+		Title: "Commit cost vs workspace size",
+		Intro: "A commit rewrites only the trees on the changed path, so changing one file should cost about the same " +
+			"in a workspace of 10 files and in one of 10,000 (the design allows 2×). `BenchmarkCommitScaling` " +
+			"alternates the two so that both see the same load; `BenchmarkMountScale` starts a server over 10,000 workspaces.",
+		Runs: []Run{
+			{Pkg: "./meta", Bench: "^BenchmarkCommit(OneFile|OneFileDurable|Scaling)$", Benchtime: "1s"},
+			{Pkg: "./cmd/wsfs-core", Bench: "^BenchmarkMountScale$", Benchtime: "1x"},
+		},
+		Comparisons: []Comparison{{Metric: "ns/op", Columns: cols, Subjects: cols[1:], Baselines: cols[:1], Cells: cells}},
+		Metrics: []MetricTable{
+			{Title: "Interleaved", Metrics: []string{"ns/small", "ns/large", "ratio"},
+				Rows: []MetricRow{{Pkg: "./meta", Name: "BenchmarkCommitScaling", Label: "one-file commit, 10 vs 10,000 files"}}},
+			{Title: "A server over 10,000 workspaces", Metrics: []string{"ms/start", "MiB-rss-idle", "MiB-rss-all-looked-up"},
+				Rows: []MetricRow{{Pkg: "./cmd/wsfs-core", Name: "BenchmarkMountScale", Label: "start to readiness, resident memory"}}},
+		},
+	}
+}
+
+func filesLabel(n int) string {
+	if n == 10000 {
+		return "10,000 files"
+	}
+	return fmt.Sprintf("%d files", n)
+}
+
+func stores() Section {
+	const local, minio, raw = "local folder", "MinIO", "raw minio-go"
+	cells := []Cell{
+		{Pkg: "./fusefs", Name: "BenchmarkCommit/local", Row: "write 4 KiB on the mount + commit", Col: local},
+		{Pkg: "./fusefs", Name: "BenchmarkCommit/minio", Row: "write 4 KiB on the mount + commit", Col: minio},
+	}
+	for _, op := range []struct{ bench, label, s3, rawName string }{
+		{"BenchmarkPut", "put a new %s blob", "store-new-default", "raw-minio-go"},
+		{"BenchmarkOpen", "read a %s blob, verified", "store", "raw-minio-go"},
+	} {
+		for _, size := range []string{"4KiB", "256KiB"} {
+			row := fmt.Sprintf(op.label, size[:len(size)-3]+" KiB")
+			cells = append(cells,
+				Cell{Pkg: "./objects", Name: op.bench + "/Dir/" + size, Row: row, Col: local},
+				Cell{Pkg: "./objects/s3", Name: op.bench + "/" + size + "/" + op.s3, Row: row, Col: minio},
+				Cell{Pkg: "./objects/s3", Name: op.bench + "/" + size + "/" + op.rawName, Row: row, Col: raw})
+		}
+	}
+	return Section{
+		Title: "Stores: local folder vs MinIO",
+		Intro: "The local folder store fsyncs every blob; MinIO runs on 127.0.0.1 with its data on the same disk. " +
+			"\"raw minio-go\" is minio-go's own PutObject/GetObject of the same bytes, the floor for the S3 store.",
+		Runs: []Run{
+			{Pkg: "./fusefs", Bench: "^BenchmarkCommit$", Benchtime: "1s"},
+			{Pkg: "./objects", Bench: "^Benchmark(Put|Open)$/^Dir$", Benchtime: "1s"},
+			{Pkg: "./objects/s3", Bench: "^Benchmark(Put|Open)$/./^(store-new-default|store|raw-minio-go)$", Benchtime: "1s"},
+		},
+		Comparisons: []Comparison{{Metric: "ns/op", Columns: []string{local, minio, raw},
+			Subjects: []string{minio}, Baselines: []string{local, raw}, Cells: cells}},
+	}
+}
