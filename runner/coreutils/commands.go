@@ -58,5 +58,5 @@ func Commands() []command.Spec {
 		{Name: "true", Summary: "do nothing, successfully", Func: runTrue},
 		{Name: "which", Summary: "say which names are runner commands", Func: runWhich, Flags: []string{"-a"}},
 	}
-	return specs
+	return append(specs, referenceCommands()...)
 }

