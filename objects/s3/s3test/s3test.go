@@ -62,6 +62,8 @@ type Server struct {
 	External  bool   // true when named by WSFS_TEST_S3_ENDPOINT
 
 	cmd     *exec.Cmd
+	bin     string // the minio binary, for Restart
+	console string // the console's address
 	dataDir string
 	exited  chan struct{}
 	log     *lockedBuffer
@@ -202,14 +204,25 @@ func startMinioOnce(bin string) (*Server, error) {
 		AccessKey: "wsfs-test",
 		SecretKey: "wsfs-test-secret-" + randomHex(8),
 		Region:    "us-east-1",
+		bin:       bin,
+		console:   fmt.Sprintf("127.0.0.1:%d", consolePort),
 		dataDir:   dir,
-		exited:    make(chan struct{}),
 		log:       &lockedBuffer{},
 	}
-	cmd := exec.Command(bin, "server", "--quiet",
+	if err := s.launch(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return s, nil
+}
+
+// launch starts the MinIO process of s on its address and data folder and
+// waits until it answers.
+func (s *Server) launch() error {
+	cmd := exec.Command(s.bin, "server", "--quiet",
 		"--address", s.Endpoint,
-		"--console-address", fmt.Sprintf("127.0.0.1:%d", consolePort),
-		dir)
+		"--console-address", s.console,
+		s.dataDir)
 	cmd.Env = append(os.Environ(),
 		"MINIO_ROOT_USER="+s.AccessKey,
 		"MINIO_ROOT_PASSWORD="+s.SecretKey,
@@ -221,16 +234,61 @@ func startMinioOnce(bin string) (*Server, error) {
 	// If the test binary dies (panic, timeout, kill), the kernel kills MinIO.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("s3test: start %s: %w", bin, err)
+		return fmt.Errorf("s3test: start %s: %w", s.bin, err)
 	}
-	s.cmd = cmd
-	go func() { cmd.Wait(); close(s.exited) }()
+	exited := make(chan struct{})
+	s.cmd, s.exited = cmd, exited
+	go func() { cmd.Wait(); close(exited) }()
 	if err := s.waitReady(readyTimeout); err != nil {
-		s.stop()
-		return nil, err
+		s.halt()
+		return err
 	}
-	return s, nil
+	return nil
+}
+
+// StartOwn starts a MinIO for t alone, even under Main, and stops it when
+// t ends: for tests that Stop and Restart it. It skips t (fails it under
+// CI=true) when the minio binary is missing.
+func StartOwn(t testing.TB) *Server {
+	t.Helper()
+	bin, err := findMinio()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("s3test: %v", err)
+		}
+		t.Skipf("s3test: %v", err)
+	}
+	s, err := startMinio(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.stop)
+	return s
+}
+
+// Stop ends the MinIO process and keeps its data, so that Restart brings
+// the same objects back on the same endpoint. Only a server that
+// StartOwn started may be stopped.
+func (s *Server) Stop() error {
+	if s.cmd == nil || s.bin == "" {
+		return errors.New("s3test: Stop: this server is not the test's own (use StartOwn)")
+	}
+	s.halt()
+	return nil
+}
+
+// Restart starts the stopped MinIO again on the same endpoint, data and
+// credentials, and waits until it answers.
+func (s *Server) Restart() error {
+	if s.bin == "" {
+		return errors.New("s3test: Restart: this server is not the test's own (use StartOwn)")
+	}
+	select {
+	case <-s.exited:
+	default:
+		return errors.New("s3test: Restart: the server is still running")
+	}
+	return s.launch()
 }
 
 // waitReady polls MinIO's liveness endpoint until it answers 200.
@@ -282,6 +340,17 @@ func (s *Server) stop() {
 	if s.cmd == nil {
 		return
 	}
+	s.halt()
+	os.RemoveAll(s.dataDir)
+}
+
+// halt ends the MinIO process and waits for it.
+func (s *Server) halt() {
+	select {
+	case <-s.exited:
+		return
+	default:
+	}
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.exited:
@@ -289,7 +358,6 @@ func (s *Server) stop() {
 		s.cmd.Process.Kill()
 		<-s.exited
 	}
-	os.RemoveAll(s.dataDir)
 }
 
 // Client returns a raw minio-go client for the server, for test setup and

@@ -2,9 +2,14 @@ package s3test
 
 import (
 	"context"
+	"io"
+	"net"
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/minio/minio-go/v7"
 )
 
 func TestBucketName(t *testing.T) {
@@ -72,5 +77,43 @@ func TestFindMinioHint(t *testing.T) {
 	t.Setenv(EnvMinioBin, "/nonexistent/minio")
 	if _, err := findMinio(); err == nil || !strings.Contains(err.Error(), "make deps") {
 		t.Fatalf("findMinio with a wrong %s = %v, want the install hint", EnvMinioBin, err)
+	}
+}
+
+// TestStopRestart stops a server of the test's own and starts it again:
+// in between the endpoint refuses connections, after it the objects are
+// back on the same endpoint.
+func TestStopRestart(t *testing.T) {
+	srv := StartOwn(t)
+	ctx := context.Background()
+	b := srv.Bucket(t)
+	c := srv.Client(t)
+	if _, err := c.PutObject(ctx, b, "k", strings.NewReader("kept"), 4, minio.PutObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Restart(); err == nil {
+		t.Fatal("Restart of a running server succeeded")
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if conn, err := net.DialTimeout("tcp", srv.Endpoint, time.Second); err == nil {
+		conn.Close()
+		t.Fatalf("%s still accepts connections after Stop", srv.Endpoint)
+	}
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	obj, err := c.GetObject(ctx, b, "k", minio.GetObjectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	if data, err := io.ReadAll(obj); err != nil || string(data) != "kept" {
+		t.Fatalf("after Restart: %q, %v", data, err)
+	}
+	shared := &Server{Endpoint: "127.0.0.1:1"}
+	if err := shared.Stop(); err == nil {
+		t.Error("Stop of a server that is not the test's own succeeded")
 	}
 }
