@@ -11,7 +11,7 @@ import (
 // %q, ls --quoting-style=shell-escape): unchanged when nothing in it is
 // special to the shell; in double quotes when it holds a single quote and
 // nothing else double quotes would change; otherwise in single quotes,
-// where a single quote becomes the four bytes '\'' and control or
+// where a single quote is closed, escaped and reopened, and control or
 // invalid bytes become $'\NNN' pieces.
 func ShellEscape(s string) string {
 	if s == "" {
