@@ -13,6 +13,7 @@ import (
 	"github.com/wsfs/wsfs/runner/sed"
 	"github.com/wsfs/wsfs/runner/sqlite"
 	"github.com/wsfs/wsfs/runner/textutils"
+	"github.com/wsfs/wsfs/runner/xan"
 	"github.com/wsfs/wsfs/runner/yq"
 )
 
@@ -25,7 +26,7 @@ func CommandSpecs() []command.Spec {
 	for _, specs := range [][]command.Spec{
 		coreutils.Commands(), textutils.Commands(), grep.Commands(),
 		sed.Commands(), awk.Commands(), jq.Commands(), jsexec.Commands(),
-		yq.Commands(), htmlmd.Commands(), sqlite.Commands(),
+		yq.Commands(), htmlmd.Commands(), sqlite.Commands(), xan.Commands(),
 	} {
 		for _, s := range specs {
 			if !seen[s.Name] {
