@@ -43,7 +43,7 @@ func Format(out *strings.Builder, stderr io.Writer, d Dialect, format string, ar
 		}
 	}
 	if d == GNU && p.next == 0 && len(args) > 0 && !p.stopped {
-		p.warnf("warning: ignoring excess arguments, starting with %s", lquote(args[0]))
+		p.warnf("warning: ignoring excess arguments, starting with %s", LocaleQuote(args[0]))
 	}
 	return p.status
 }
@@ -245,9 +245,9 @@ func (p *state) badNumber(a string, partial bool) {
 	case p.d == Bash:
 		p.errorf("%s: invalid number", a)
 	case partial:
-		p.errorf("%s: value not completely converted", lquote(a))
+		p.errorf("%s: value not completely converted", LocaleQuote(a))
 	default:
-		p.errorf("%s: expected a numeric value", lquote(a))
+		p.errorf("%s: expected a numeric value", LocaleQuote(a))
 	}
 }
 
@@ -280,7 +280,7 @@ func (p *state) integer(a string) int64 {
 	}
 	if errors.Is(err, strconv.ErrRange) {
 		if p.d == GNU {
-			p.errorf("%s: Numerical result out of range", lquote(a))
+			p.errorf("%s: Numerical result out of range", LocaleQuote(a))
 		} else {
 			p.errorf("%s: Numerical result out of range", a)
 		}
@@ -489,5 +489,3 @@ func bashQuote(s string) string {
 	return b.String()
 }
 
-// lquote quotes an operand as GNU's quote() does in a UTF-8 locale.
-func lquote(s string) string { return "‘" + s + "’" }

@@ -83,3 +83,23 @@ func writeCEscape(b *strings.Builder, c byte) {
 	}
 	fmt.Fprintf(b, `\%03o`, c)
 }
+
+// LocaleQuote quotes an operand as GNU's quote() does in a UTF-8 locale
+// (locale quoting style): ‘…’, with backslashes and control bytes
+// escaped as in C.
+func LocaleQuote(s string) string {
+	var b strings.Builder
+	b.WriteString("‘")
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			b.WriteString(`\\`)
+		case c < 0x20 || c == 0x7f:
+			writeCEscape(&b, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteString("’")
+	return b.String()
+}
