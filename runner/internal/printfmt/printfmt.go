@@ -488,4 +488,3 @@ func bashQuote(s string) string {
 	}
 	return b.String()
 }
-
