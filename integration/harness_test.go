@@ -398,6 +398,7 @@ type RunResult struct {
 	Committed  bool     `json:"committed"`
 	DurationMS int64    `json:"duration_ms"`
 	LimitsHit  []string `json:"limits_hit"`
+	Refusals   []string `json:"refusals"` // quota refusals from the mount, in the server's words
 
 	Raw Result `json:"-"` // the invocation itself
 }
