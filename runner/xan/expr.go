@@ -543,7 +543,7 @@ func (p *parser) column(t token) (evalFn, error) {
 	name, unsure := strings.CutSuffix(t.text, "?")
 	for i, h := range p.headers {
 		if h == name && p.named {
-			return func(row []string) (any, error) { return row[i], nil }, nil
+			return cell(i), nil
 		}
 	}
 	if unsure {
@@ -625,7 +625,20 @@ func (p *parser) colCall(args []evalFn) (evalFn, error) {
 	default:
 		return nil, errors.New("expression: col() needs a column name or index")
 	}
-	return func(row []string) (any, error) { return row[idx], nil }, nil
+	return cell(idx), nil
+}
+
+// errNotConstant is what a column gives when evaluated without a row, as
+// col() does to resolve constant arguments at compile time.
+var errNotConstant = errors.New("not a constant")
+
+func cell(i int) evalFn {
+	return func(row []string) (any, error) {
+		if i >= len(row) {
+			return nil, errNotConstant
+		}
+		return row[i], nil
+	}
 }
 
 func arity(f fnDef) string {
@@ -978,6 +991,24 @@ type fnDef struct {
 	lazy     func(row []string, args []evalFn) (any, error)
 }
 
+// wrap breaks s into lines of at most width bytes at spaces.
+func wrap(s string, width int) string {
+	var b strings.Builder
+	line := 0
+	for i, w := range strings.Fields(s) {
+		if i > 0 && line+1+len(w) > width {
+			b.WriteByte('\n')
+			line = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(w)
+		line += len(w)
+	}
+	return b.String()
+}
+
 func funcNames() []string {
 	names := []string{"col"}
 	for n := range functions {
@@ -1242,7 +1273,7 @@ func init() {
 		"min":    extremum(true),
 		"max":    extremum(false),
 	}
-	filterCmd.about += "\nFunctions: " + strings.Join(funcNames(), ", ") + "."
+	filterCmd.about += "\n" + wrap("Functions: "+strings.Join(funcNames(), ", ")+".", 76)
 }
 
 func branch(when bool) func(row []string, args []evalFn) (any, error) {
