@@ -148,7 +148,7 @@ func (st *runState) typeBuiltin(ctx context.Context, args []string) []string {
 	code := 0
 	for _, n := range names {
 		k := st.kindOf(n)
-		if k == "" && st.isFunc(n) {
+		if k == "" && isFunc(ctx, n) {
 			k = "function"
 		}
 		switch {
@@ -184,7 +184,7 @@ func (st *runState) commandV(ctx context.Context, args []string) []string {
 	code := 0
 	for _, n := range args[2:] {
 		k := st.kindOf(n)
-		if k == "" && st.isFunc(n) {
+		if k == "" && isFunc(ctx, n) {
 			k = "function"
 		}
 		switch {
@@ -241,15 +241,13 @@ func (st *runState) help(hc interp.HandlerContext, args []string) []string {
 // and `unalias NAME` of an unknown name fail as in bash (mvdan/sh's
 // succeed); everything else goes on to the interpreter's builtins.
 func (st *runState) aliasStatus(ctx context.Context, args []string) []string {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.aliases == nil {
-		st.aliases = map[string]bool{}
-	}
+	sc := scopeOf(ctx)
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
 	names := args[1:]
 	if len(names) > 0 && strings.HasPrefix(names[0], "-") {
 		if args[0] == "unalias" && names[0] == "-a" {
-			clear(st.aliases)
+			clear(sc.aliases)
 		}
 		return args
 	}
@@ -258,10 +256,10 @@ func (st *runState) aliasStatus(ctx context.Context, args []string) []string {
 		name, _, isDef := strings.Cut(n, "=")
 		switch {
 		case args[0] == "alias" && isDef:
-			st.aliases[name] = true
-		case st.aliases[name]:
+			sc.aliases[name] = true
+		case sc.aliases[name]:
 			if args[0] == "unalias" {
-				delete(st.aliases, name)
+				delete(sc.aliases, name)
 			}
 		default:
 			missing = append(missing, n)
@@ -277,11 +275,13 @@ func (st *runState) aliasStatus(ctx context.Context, args []string) []string {
 	return statusArgs(1)
 }
 
-// isFunc reports whether the script defined a function of that name.
-func (st *runState) isFunc(name string) bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.funcs[name]
+// isFunc reports whether the shell's script defines a function of that
+// name.
+func isFunc(ctx context.Context, name string) bool {
+	sc := scopeOf(ctx)
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.funcs[name]
 }
 
 // exec runs a command from the table. It never runs a host program.
@@ -300,7 +300,7 @@ func (st *runState) exec(ctx context.Context, args []string) error {
 
 // notYet are commands the runner will offer but has no implementation
 // for yet: they answer so, never with a host binary.
-var notYet = []string{"bash", "sh", "expr", "file",
+var notYet = []string{"expr", "file",
 	"hostname", "whoami", "install", "truncate", "mktemp"}
 
 func (st *runState) execCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, environ []string, dir string) int {
@@ -312,19 +312,18 @@ func (st *runState) execCommand(ctx context.Context, args []string, stdin io.Rea
 		code, _ := strconv.Atoi(args[1])
 		return code
 	}
+	if v, ok := command.EnvironFrom(ctx); ok {
+		environ = v
+	}
 	if strings.Contains(name, "/") {
-		fi, err := st.fsys.WithDir(dir, nil, nil, nil).Stat(name)
-		switch {
-		case err != nil:
-			fmt.Fprintf(stderr, "bash: %s: No such file or directory\n", name)
-			return StatusNotFound
-		case fi.IsDir():
-			fmt.Fprintf(stderr, "bash: %s: Is a directory\n", name)
-			return 126
-		default:
-			fmt.Fprintf(stderr, "bash: %s: Permission denied (wsfs runs only its own commands; running files is not available yet)\n", name)
-			return 126
+		base := path.Base(name)
+		if _, ok := st.table[base]; (ok || base == "bash" || base == "sh") && hostBinDirs[path.Dir(name)] {
+			return st.execCommand(ctx, append([]string{base}, args[1:]...), stdin, stdout, stderr, environ, dir)
 		}
+		return st.runFile(ctx, args, stdin, stdout, stderr, environ, dir)
+	}
+	if name == "bash" || name == "sh" {
+		return st.runShell(ctx, args, stdin, stdout, stderr, environ, dir)
 	}
 	spec, ok := st.table[name]
 	if !ok && interp.IsBuiltin(name) {
@@ -339,9 +338,6 @@ func (st *runState) execCommand(ctx context.Context, args []string, stdin io.Rea
 		}
 		fmt.Fprintf(stderr, "%s: command not found\n", name)
 		return StatusNotFound
-	}
-	if v, ok := command.EnvironFrom(ctx); ok {
-		environ = v
 	}
 	// A command writing into a pipe whose reader is gone stops quietly
 	// with 141, as a GNU tool killed by SIGPIPE does under bash.

@@ -120,9 +120,7 @@ type runState struct {
 	open      map[*trackedFile]struct{}
 	limitsHit []string
 	hitOnce   map[string]bool
-	calls     atomic.Int64    // simple commands run, to pace the depth check
-	funcs     map[string]bool // functions the script declares, for type and command -v
-	aliases   map[string]bool // aliases the script defined
+	calls     atomic.Int64 // simple commands run, to pace the depth check
 	cancel    context.CancelCauseFunc
 	// goroutineBase is the process's goroutine count when the run began;
 	// the pipeline limit counts above it.
@@ -185,6 +183,8 @@ func Run(ctx context.Context, cfg Config) Result {
 		fmt.Fprintf(stderrTail, "wsfs: %s\n", msg)
 		return finish(StatusUsage, nil)
 	}
+	rewriteFile(prog)
+	prog.Name = "bash" // $0, as under bash -c
 
 	mounts := map[string]string{"/workspace": cfg.WorkspaceDir}
 	if cfg.ScratchDir != "" {
@@ -198,7 +198,7 @@ func Run(ctx context.Context, cfg Config) Result {
 	defer fsys.Close()
 
 	st := &runState{cfg: cfg, lim: lim, fsys: fsys, table: cfg.Commands, stderr: stderrTail,
-		open: map[*trackedFile]struct{}{}, hitOnce: map[string]bool{}, funcs: declaredFuncs(prog),
+		open: map[*trackedFile]struct{}{}, hitOnce: map[string]bool{},
 		goroutineBase: runtime.NumGoroutine()}
 	if st.table == nil {
 		st.table = defaultTable()
@@ -242,11 +242,13 @@ func Run(ctx context.Context, cfg Config) Result {
 		}()
 		// The interpreter fixes its FIFO folder from TMPDIR at its first
 		// run (a folder no agent path reaches); the agent sees no TMPDIR.
-		if err := r.Run(runCtx, unsetTMPDIR); err != nil {
-			done <- outcome{err: err, dir: res.Cwd}
-			return
+		for _, s := range prelude("/bin/bash") {
+			if err := r.Run(runCtx, s); err != nil {
+				done <- outcome{err: err, dir: res.Cwd}
+				return
+			}
 		}
-		err := r.Run(runCtx, prog)
+		err := r.Run(withScope(runCtx, prog), prog)
 		done <- outcome{err: err, dir: r.Dir}
 	}()
 	var out outcome
@@ -290,14 +292,6 @@ func Run(ctx context.Context, cfg Config) Result {
 
 var errWallTime = errors.New("runner: wall time reached")
 
-var unsetTMPDIR = func() *syntax.Stmt {
-	f, err := syntax.NewParser().Parse(strings.NewReader("unset TMPDIR"), "")
-	if err != nil {
-		panic(err) // a constant script
-	}
-	return f.Stmts[0]
-}()
-
 // noFIFOs points the interpreter's FIFO folder (TMPDIR at its first run)
 // at a folder no agent path reaches. Process substitution, refused by the
 // preflight, makes FIFOs there through host calls, and the interpreter opens
@@ -307,8 +301,8 @@ const noFIFOs = "TMPDIR=/dev/wsfs-no-fifos"
 // newInterp builds an interpreter with every handler confined. A nil
 // stdin reads as empty (and spares the interpreter a pipe and a goroutine
 // to feed it).
-func (st *runState) newInterp(env []string, stdin io.Reader, stdout, stderr io.Writer) (*interp.Runner, error) {
-	return interp.New(
+func (st *runState) newInterp(env []string, stdin io.Reader, stdout, stderr io.Writer, extra ...interp.RunnerOption) (*interp.Runner, error) {
+	return interp.New(append([]interp.RunnerOption{
 		interp.Env(expand.ListEnviron(env...)),
 		interp.StdIO(stdin, stdout, stderr),
 		interp.CallHandler(st.call),
@@ -317,7 +311,7 @@ func (st *runState) newInterp(env []string, stdin io.Reader, stdout, stderr io.W
 		interp.ReadDirHandler2(st.readDir),
 		interp.StatHandler(st.stat),
 		interp.AccessHandler(st.access),
-	)
+	}, extra...)...)
 }
 
 // watchMemory cancels the run when the heap passes max.
@@ -376,6 +370,31 @@ func osPathError(op, name string, err error) error {
 		return &os.PathError{Op: le.Op, Path: le.New, Err: le.Err}
 	}
 	return &os.PathError{Op: op, Path: name, Err: err}
+}
+
+// shellScope is what belongs to one shell, the command's or a nested
+// bash: the functions its script declares (for type and command -v) and
+// the aliases it defined. It travels in the context the shell runs with,
+// so every handler of that shell finds it.
+type shellScope struct {
+	mu      sync.Mutex
+	funcs   map[string]bool
+	aliases map[string]bool
+}
+
+type scopeKey struct{}
+
+// withScope returns ctx for running the script f in a shell of its own.
+func withScope(ctx context.Context, f *syntax.File) context.Context {
+	return context.WithValue(ctx, scopeKey{}, &shellScope{funcs: declaredFuncs(f), aliases: map[string]bool{}})
+}
+
+// scopeOf returns the scope of the shell a handler runs for.
+func scopeOf(ctx context.Context) *shellScope {
+	if sc, ok := ctx.Value(scopeKey{}).(*shellScope); ok {
+		return sc
+	}
+	return &shellScope{funcs: map[string]bool{}, aliases: map[string]bool{}}
 }
 
 // declaredFuncs lists the functions a script declares anywhere.
