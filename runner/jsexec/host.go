@@ -1,15 +1,14 @@
 package jsexec
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path"
 	"strings"
-	"syscall"
+	"time"
 
 	"github.com/fastschema/qjs"
 
@@ -19,7 +18,89 @@ import (
 // host holds the Go side of one run: the functions the prelude captures.
 type host struct {
 	env  *command.Env
-	exit int // status given to process.exit, -1 while not called
+	exit int    // status given to process.exit (1 after a fatal error), -1 while running
+	stop func() // stops the engine (cancels its context)
+	lim  limits
+
+	ctx      context.Context // the run's, for sub-commands
+	start    time.Time
+	timers   map[int]timer // pending setTimeout/setInterval, by id
+	timerSeq int
+}
+
+// timer is one pending timer: when it is due, its order among timers due
+// at the same time, and whether it keeps the run alive (Node's ref).
+type timer struct {
+	due time.Time
+	seq int
+	ref bool
+}
+
+// nextTimer removes and returns the timer due first, while a ref'd timer
+// is pending.
+func (h *host) nextTimer() (id int, due time.Time, ok bool) {
+	alive := false
+	for i, t := range h.timers {
+		alive = alive || t.ref
+		if !ok || t.due.Before(due) || t.due.Equal(due) && t.seq < h.timers[id].seq {
+			id, due, ok = i, t.due, true
+		}
+	}
+	if !alive {
+		return 0, time.Time{}, false
+	}
+	if ok {
+		delete(h.timers, id)
+	}
+	return id, due, ok
+}
+
+// timer arms timer id: timer(id, delay in ms, ref); a delay of -1
+// disarms it, -2 only sets its ref.
+func (h *host) timer(this *qjs.This) (*qjs.Value, error) {
+	id, ms := 0, 0.0
+	if v := arg(this, 0); v != nil {
+		id = int(v.Int32())
+	}
+	if v := arg(this, 1); v != nil {
+		ms = v.Float64()
+	}
+	ref := argBool(this, 2)
+	switch {
+	case ms == -1:
+		delete(h.timers, id)
+	case ms == -2:
+		if t, ok := h.timers[id]; ok {
+			t.ref = ref
+			h.timers[id] = t
+		}
+	case ms >= 0:
+		h.timerSeq++
+		h.timers[id] = timer{due: time.Now().Add(time.Duration(ms * float64(time.Millisecond))), seq: h.timerSeq, ref: ref}
+	}
+	return this.Context().NewUndefined(), nil
+}
+
+// clock returns the milliseconds since the run began (monotonic), for
+// performance.now, process.hrtime and console.time.
+func (h *host) clock(this *qjs.This) (*qjs.Value, error) {
+	return this.Context().NewFloat64(float64(time.Since(h.start).Nanoseconds()) / 1e6), nil
+}
+
+// fatal ends the run after an uncaught exception or a rejection of the
+// script's promise: the description (the prelude's) goes to stderr and
+// the status is 1.
+func (h *host) fatal(this *qjs.This) (*qjs.Value, error) {
+	if h.exit < 0 {
+		if msg := argString(this, 0); isOutOfMemory(msg) {
+			h.env.Errorf("memory limit %s reached", h.lim.memoryText())
+		} else {
+			fmt.Fprintf(h.env.Stderr, "Uncaught %s\n", strings.TrimRight(msg, "\n"))
+		}
+		h.exit = 1
+		h.stop()
+	}
+	return nil, errors.New(exitMarker)
 }
 
 func (h *host) install(c *qjs.Context, file string, args []string) {
@@ -42,6 +123,10 @@ func (h *host) install(c *qjs.Context, file string, args []string) {
 	c.SetFunc("__wsfs_op", h.op)
 	c.SetFunc("__wsfs_exit", h.exitFn)
 	c.SetFunc("__wsfs_load", h.load)
+	c.SetFunc("__wsfs_timer", h.timer)
+	c.SetFunc("__wsfs_fatal", h.fatal)
+	c.SetFunc("__wsfs_clock", h.clock)
+	c.SetFunc("__wsfs_exec", h.execCmd)
 	c.SetFunc("__wsfs_builtin", nodeSource)
 }
 
@@ -67,6 +152,9 @@ func argBool(this *qjs.This, i int) bool {
 }
 
 func (h *host) out(this *qjs.This) (*qjs.Value, error) {
+	if h.exit >= 0 {
+		return this.Context().NewUndefined(), nil
+	}
 	w := h.env.Stdout
 	if v := arg(this, 0); v != nil && v.Int32() == 2 {
 		w = h.env.Stderr
@@ -80,208 +168,11 @@ func (h *host) exitFn(this *qjs.This) (*qjs.Value, error) {
 	if v := arg(this, 0); v != nil {
 		code = int(v.Int32()) & 0xff
 	}
-	h.exit = code
+	if h.exit < 0 {
+		h.exit = code
+		h.stop()
+	}
 	return nil, errors.New(exitMarker)
-}
-
-// nodeError encodes err as the prelude expects: code, message, syscall, path.
-func nodeError(syscallName, name string, err error) error {
-	code, text := errnoName(err)
-	return fmt.Errorf("%s\x1f%s: %s, %s '%s'\x1f%s\x1f%s", code, code, text, syscallName, name, syscallName, name)
-}
-
-var errnoCodes = map[syscall.Errno]string{
-	syscall.ENOENT: "ENOENT", syscall.EEXIST: "EEXIST", syscall.EACCES: "EACCES", syscall.EPERM: "EPERM",
-	syscall.ENOTDIR: "ENOTDIR", syscall.EISDIR: "EISDIR", syscall.ENOTEMPTY: "ENOTEMPTY",
-	syscall.EDQUOT: "EDQUOT", syscall.EFBIG: "EFBIG", syscall.ENOSPC: "ENOSPC", syscall.EINVAL: "EINVAL",
-	syscall.EXDEV: "EXDEV", syscall.ELOOP: "ELOOP", syscall.EROFS: "EROFS", syscall.ENAMETOOLONG: "ENAMETOOLONG",
-	syscall.EBUSY: "EBUSY",
-}
-
-// errnoName returns Node's code for err and the message to show: the
-// errno's text, or the error's own words when it carries more (a quota
-// refusal from the mount names the limit).
-func errnoName(err error) (string, string) {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		code, ok := errnoCodes[errno]
-		if !ok {
-			code = "EIO"
-		}
-		text := errno.Error()
-		var pe *fs.PathError
-		var le *os.LinkError
-		if errors.As(err, &pe) && pe.Err.Error() != text {
-			text = pe.Err.Error()
-		} else if errors.As(err, &le) && le.Err.Error() != text {
-			text = le.Err.Error()
-		}
-		return code, text
-	}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "ENOENT", "no such file or directory"
-	case errors.Is(err, fs.ErrExist):
-		return "EEXIST", "file already exists"
-	case errors.Is(err, fs.ErrPermission):
-		return "EACCES", "permission denied"
-	}
-	return "EIO", err.Error()
-}
-
-func (h *host) read(this *qjs.This) (*qjs.Value, error) {
-	name := argString(this, 0)
-	f, err := h.env.FS.Open(name)
-	if err != nil {
-		return nil, nodeError("open", name, err)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, nodeError("read", name, syscall.EISDIR)
-	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return nil, nodeError("read", name, err)
-	}
-	if argBool(this, 1) {
-		return this.Context().NewString(string(b)), nil
-	}
-	return this.Context().NewArrayBuffer(b), nil
-}
-
-func (h *host) write(this *qjs.This) (*qjs.Value, error) {
-	name := argString(this, 0)
-	var data []byte
-	if v := arg(this, 1); v != nil && v.IsString() {
-		data = []byte(v.String())
-	} else if v != nil && v.IsByteArray() {
-		data = v.ToByteArray()
-	}
-	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	if argBool(this, 2) {
-		flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
-	}
-	f, err := h.env.FS.OpenFile(name, flag, 0o644)
-	if err != nil {
-		return nil, nodeError("open", name, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return nil, nodeError("write", name, err)
-	}
-	if err := f.Close(); err != nil {
-		return nil, nodeError("close", name, err)
-	}
-	return this.Context().NewUndefined(), nil
-}
-
-type statJSON struct {
-	Type    string  `json:"type"`
-	Size    int64   `json:"size"`
-	Mode    uint32  `json:"mode"`
-	MtimeMs float64 `json:"mtimeMs"`
-}
-
-func statOf(fi fs.FileInfo) statJSON {
-	t := "file"
-	switch {
-	case fi.IsDir():
-		t = "dir"
-	case fi.Mode()&fs.ModeSymlink != 0:
-		t = "symlink"
-	case !fi.Mode().IsRegular():
-		t = "other"
-	}
-	return statJSON{Type: t, Size: fi.Size(), Mode: uint32(fi.Mode().Perm()), MtimeMs: float64(fi.ModTime().UnixNano()) / 1e6}
-}
-
-// op runs the fs calls that take names and return JSON or nothing.
-func (h *host) op(this *qjs.This) (*qjs.Value, error) {
-	c := this.Context()
-	what, name, other, flag := argString(this, 0), argString(this, 1), argString(this, 2), argBool(this, 3)
-	fsys := h.env.FS
-	var result any
-	switch what {
-	case "exists":
-		_, err := fsys.Stat(name)
-		return c.NewString(fmt.Sprint(err == nil)), nil
-	case "isfile":
-		fi, err := fsys.Stat(name)
-		return c.NewString(fmt.Sprint(err == nil && !fi.IsDir())), nil
-	case "stat", "lstat":
-		stat := fsys.Stat
-		if what == "lstat" {
-			stat = fsys.Lstat
-		}
-		fi, err := stat(name)
-		if err != nil {
-			return nil, nodeError(what, name, err)
-		}
-		result = statOf(fi)
-	case "readdir":
-		ents, err := fsys.ReadDir(name)
-		if err != nil {
-			return nil, nodeError("scandir", name, err)
-		}
-		names := make([]string, 0, len(ents))
-		for _, e := range ents {
-			names = append(names, e.Name())
-		}
-		result = names
-	case "mkdir":
-		var err error
-		if flag {
-			err = fsys.MkdirAll(name, 0o755)
-		} else {
-			err = fsys.Mkdir(name, 0o755)
-		}
-		if err != nil {
-			return nil, nodeError("mkdir", name, err)
-		}
-	case "rm":
-		fi, err := fsys.Lstat(name)
-		if err != nil {
-			if other == "force" && errors.Is(err, fs.ErrNotExist) {
-				break
-			}
-			return nil, nodeError("rm", name, err)
-		}
-		if fi.IsDir() && !flag {
-			return nil, nodeError("rm", name, syscall.EISDIR)
-		}
-		if flag {
-			err = fsys.RemoveAll(name)
-		} else {
-			err = fsys.Remove(name)
-		}
-		if err != nil {
-			return nil, nodeError("rm", name, err)
-		}
-	case "rmdir", "unlink":
-		fi, err := fsys.Lstat(name)
-		if err == nil && what == "unlink" && fi.IsDir() {
-			err = syscall.EISDIR
-		} else if err == nil && what == "rmdir" && !fi.IsDir() {
-			err = syscall.ENOTDIR
-		}
-		if err == nil {
-			err = fsys.Remove(name)
-		}
-		if err != nil {
-			return nil, nodeError(what, name, err)
-		}
-	case "rename":
-		if err := fsys.Rename(name, other); err != nil {
-			return nil, nodeError("rename", name, err)
-		}
-	default:
-		return nil, fmt.Errorf("js-exec: unknown fs operation %q", what)
-	}
-	b, err := json.Marshal(result)
-	if err != nil {
-		return nil, fmt.Errorf("js-exec: %w", err)
-	}
-	return c.NewString(string(b)), nil
 }
 
 // load returns a workspace module's source as CommonJS.
@@ -289,7 +180,7 @@ func (h *host) load(this *qjs.This) (*qjs.Value, error) {
 	name := argString(this, 0)
 	code, err := readAll(h.env.FS, name)
 	if err != nil {
-		return nil, nodeError("open", name, err)
+		return nil, nodeError("open", name, "", err)
 	}
 	src, err := transform(code, name)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -61,8 +62,9 @@ func Spec(cfg Config) command.Spec {
 
 var moduleSyntax = regexp.MustCompile(`(?m)^\s*(import\s*[\w{*'"]|export\s)`)
 
-// exitError carries process.exit's status through the JavaScript stack.
-const exitMarker = "\x00js-exec exit"
+// exitMarker is the exception that unwinds the JavaScript stack after
+// process.exit (the engine stops at its next context check anyway).
+const exitMarker = "js-exec: process.exit"
 
 func (cfg Config) run(ctx context.Context, env *command.Env) int {
 	var code, file string
@@ -118,6 +120,7 @@ func transform(code, file string) (string, error) {
 		Format:     api.FormatCommonJS,
 		Target:     api.ES2022,
 		Sourcefile: file,
+		Define:     map[string]string{"import.meta": "__wsfs_meta"},
 	})
 	if len(res.Errors) > 0 {
 		msgs := api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage})
@@ -137,15 +140,16 @@ func readAll(fsys command.FS, name string) (string, error) {
 }
 
 func (cfg Config) exec(ctx context.Context, env *command.Env, src, file string, args []string) (status int) {
-	timeout, memLimit := cfg.Timeout, cfg.MemoryLimit
-	if timeout <= 0 {
-		timeout = DefaultTimeout
+	lim := limits{time: cfg.Timeout, memory: cfg.MemoryLimit}
+	if lim.time <= 0 {
+		lim.time = DefaultTimeout
 	}
-	if memLimit <= 0 {
-		memLimit = DefaultMemoryLimit
+	if lim.memory <= 0 {
+		lim.memory = DefaultMemoryLimit
 	}
 	// The engine's WASI root: an empty folder, never the workspace, because
-	// wazero's directory mount follows host symlinks.
+	// wazero's directory mount follows host symlinks. With QuickJS's std
+	// and os modules removed nothing in the engine opens files there.
 	empty, err := os.MkdirTemp("", "js-exec-root-")
 	if err != nil {
 		env.Errorf("cannot make the sandbox root: %s", err)
@@ -153,8 +157,10 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src, file string, 
 	}
 	defer os.RemoveAll(empty)
 
-	h := &host{env: env, exit: -1}
-	wasm, err := wasmWithCap(wasmPages(memLimit))
+	if cfg.CacheDir == "" {
+		cfg.CacheDir = testCacheDir
+	}
+	wasm, err := wasmWithCap(wasmPages(lim.memory))
 	if err != nil {
 		env.Errorf("cannot start QuickJS: %s", err)
 		return 1
@@ -164,60 +170,107 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src, file string, 
 		return 1
 	}
 	// The wall time starts after the one-time compilation of the engine.
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	// process.exit and a fatal error cancel runCtx: wazero then stops the
+	// engine at its next check, so nothing of the script runs after them.
+	limitCtx, cancel := context.WithTimeout(ctx, lim.time)
 	defer cancel()
+	runCtx, stop := context.WithCancel(limitCtx)
+	defer stop()
+	h := &host{env: env, exit: -1, stop: stop, lim: lim, start: time.Now(), timers: map[int]timer{}, ctx: runCtx}
 	defer func() {
 		if r := recover(); r != nil {
-			status = h.failure(ctx, fmt.Errorf("%v", r), timeout)
+			status = h.failure(limitCtx, fmt.Errorf("%v", r))
 		}
 	}()
 	rt, err := qjs.New(qjs.Option{
 		CWD:                empty,
-		Context:            ctx,
+		Context:            runCtx,
 		CloseOnContextDone: true,
-		MemoryLimit:        memLimit,
+		MemoryLimit:        lim.memory,
 		CacheDir:           cfg.CacheDir,
 		QuickJSWasmBytes:   wasm,
 		Stdout:             env.Stdout,
 		Stderr:             env.Stderr,
 	})
 	if err != nil {
-		return h.failure(ctx, err, timeout)
+		return h.failure(limitCtx, err)
 	}
 	defer func() {
-		// Closing a runtime whose module was stopped by the deadline panics.
+		// Closing a runtime whose module was stopped by its context panics.
 		defer func() { _ = recover() }()
 		rt.Close()
 	}()
 	jctx := rt.Context()
 	h.install(jctx, file, args)
-	if v, err := jctx.Eval("[js-exec prelude]", qjs.Code(prelude)); err != nil {
-		return h.failure(ctx, fmt.Errorf("prelude: %w", err), timeout)
-	} else {
+	eval := func(name, code string) bool {
+		v, err := jctx.Eval(name, qjs.Code(code))
+		if err != nil {
+			status = h.failure(limitCtx, err)
+			return false
+		}
 		v.Free()
+		return h.exit < 0
+	}
+	if !eval("[js-exec prelude]", prelude) {
+		return h.exitOr(status)
 	}
 	dir := "."
 	if strings.HasPrefix(file, "/") {
 		dir = path.Dir(file)
 	}
-	wrapped := "(async function (exports, module, __filename, __dirname) {" + src +
-		"\n})(globalThis.module = { exports: {} }, globalThis.module, " + quoteJS(file) + ", " + quoteJS(dir) + ");"
-	v, err := jctx.Eval(file, qjs.Code(wrapped))
-	if err != nil {
-		return h.failure(ctx, err, timeout)
+	// The script's first line shares the wrapper's line, so line numbers
+	// in stacks stay those of the file. The call returns nothing: QuickJS
+	// would otherwise spin on a promise that waits for a Go timer.
+	if !eval(file, "__wsfs.main(async function (exports, module, __filename, __dirname, __wsfs_meta) {"+src+
+		"\n}, "+quoteJS(file)+", "+quoteJS(dir)+");") {
+		return h.exitOr(status)
 	}
-	v.Free()
-	if h.exit >= 0 {
-		return h.exit
+	// The event loop's timers: QuickJS runs promise jobs at the end of each
+	// Eval; between them Go waits for the next timer.
+	for {
+		id, due, ok := h.nextTimer()
+		if !ok {
+			break
+		}
+		if d := time.Until(due); d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-runCtx.Done():
+				t.Stop()
+				return h.failure(limitCtx, runCtx.Err())
+			case <-t.C:
+			}
+		}
+		if !eval("[js-exec timers]", "__wsfs.tick("+strconv.Itoa(id)+")") {
+			return h.exitOr(status)
+		}
 	}
 	// process.exitCode, as Node uses it when the script ends on its own.
-	ev, err := jctx.Eval("[js-exec exit code]", qjs.Code("(globalThis.process && Number(globalThis.process.exitCode)) | 0"))
+	ev, err := jctx.Eval("[js-exec exit code]", qjs.Code("__wsfs.exitCode()"))
 	if err != nil {
-		return h.failure(ctx, err, timeout)
+		return h.failure(limitCtx, err)
 	}
 	defer ev.Free()
 	return int(ev.Int32()) & 0xff
 }
+
+// limits are one run's bounds, defaults applied.
+type limits struct {
+	time   time.Duration
+	memory int
+}
+
+func (l limits) memoryText() string {
+	if l.memory%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", l.memory>>20)
+	}
+	return fmt.Sprintf("%d bytes", l.memory)
+}
+
+// testCacheDir is the compilation cache of runs whose Config names none;
+// only tests set it, so that switching memory caps reloads rather than
+// recompiles.
+var testCacheDir string
 
 var (
 	compileMu sync.Mutex
@@ -250,27 +303,40 @@ func compileOnce(ctx context.Context, root, cacheDir string, wasm []byte) (err e
 }
 
 // failure turns an engine error into a message and a status.
-func (h *host) failure(ctx context.Context, err error, timeout time.Duration) int {
+func (h *host) failure(limitCtx context.Context, err error) int {
+	lim := h.lim
 	if h.exit >= 0 {
 		return h.exit
 	}
 	msg := err.Error()
 	switch {
-	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		h.env.Errorf("script stopped: wall time limit of %s exceeded", timeout)
+	case errors.Is(limitCtx.Err(), context.DeadlineExceeded):
+		h.env.Errorf("time limit %s reached", lim.time)
 		return 124
-	case ctx.Err() != nil:
-		h.env.Errorf("script stopped: %s", ctx.Err())
+	case limitCtx.Err() != nil:
+		h.env.Errorf("stopped: %s", limitCtx.Err())
 		return 130
-	case strings.Contains(msg, "out of memory"):
-		h.env.Errorf("script stopped: memory limit exceeded (%s)", firstLine(msg))
+	case isOutOfMemory(msg):
+		h.env.Errorf("memory limit %s reached", lim.memoryText())
 		return 1
 	case strings.Contains(msg, "stack overflow"):
-		h.env.Errorf("script stopped: %s", firstLine(msg))
+		h.env.Errorf("stopped: %s", firstLine(msg))
 		return 1
 	}
 	fmt.Fprintf(h.env.Stderr, "Uncaught %s\n", strings.TrimRight(msg, "\n"))
 	return 1
+}
+
+func isOutOfMemory(msg string) bool {
+	return strings.Contains(msg, "out of memory") || strings.Contains(msg, "failed to allocate memory")
+}
+
+// exitOr returns process.exit's status, or status when it was not called.
+func (h *host) exitOr(status int) int {
+	if h.exit >= 0 {
+		return h.exit
+	}
+	return status
 }
 
 func firstLine(s string) string {

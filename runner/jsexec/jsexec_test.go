@@ -17,7 +17,7 @@ func TestBasics(t *testing.T) {
 		out, errSub string
 		code        int
 	}{
-		{"-c", "", []string{"-c", "console.log(1+1, 'a', {x:[1,'s']})"}, "2 a { x: [ 1, \"s\" ] }\n", "", 0},
+		{"-c", "", []string{"-c", "console.log(1+1, 'a', {x:[1,'s']})"}, "2 a { x: [ 1, 's' ] }\n", "", 0},
 		{"-e", "", []string{"-e", "console.log(process.argv.length)", "x"}, "3\n", "", 0},
 		{"-c without code", "", []string{"-c"}, "", "-c needs CODE", 2},
 		{"stdin", "console.log('in')", nil, "in\n", "", 0},
@@ -26,7 +26,7 @@ func TestBasics(t *testing.T) {
 		{"exit", "", []string{"-c", "console.log('x'); process.exit(3); console.log('y')"}, "x\n", "", 3},
 		{"exception", "", []string{"-c", "function f() { throw new Error('boom') }\nf()"}, "", "Uncaught Error: boom\n    at f ([eval]:1:", 1},
 		{"std gone", "", []string{"-c", "console.log(typeof std, typeof os, typeof bjson, typeof scriptArgs)"}, "undefined undefined undefined undefined\n", "", 0},
-		{"fetch throws", "", []string{"-c", "try { fetch('http://example.com') } catch (e) { console.log(e.message) }"}, "js-exec: no network access in this sandbox\n", "", 0},
+		{"fetch throws", "", []string{"-c", "try { fetch('http://example.com') } catch (e) { console.log(e.message) }"}, "js-exec: no network access in the sandbox\n", "", 0},
 		{"esm import", "", []string{"-c", "import { join } from 'node:path'; console.log(join('/a', 'b/../c'))"}, "/a/c\n", "", 0},
 		{"syntax error", "", []string{"-c", "let x = ;"}, "", "SyntaxError", 1},
 		{"top-level await", "", []string{"-c", "const v = await new Promise((r) => setTimeout(() => r(5), 10)); console.log(v)"}, "5\n", "", 0},

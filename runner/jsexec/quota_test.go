@@ -46,7 +46,7 @@ func TestQuotaErrors(t *testing.T) {
 			strings.NewReader(""), &out, &errb)
 		env.FS = quotaFS{sb.FS, c.errno}
 		code := Spec(Config{}).Func(context.Background(), env)
-		want := c.code + " write big.bin " + c.code + ": " + c.errno.Error() + ", write 'big.bin'\n"
+		want := c.code + " write big.bin " + c.code + ": " + errnoText[c.errno] + ", write 'big.bin' (" + quotaHint[c.errno] + ")\n"
 		if code != 0 || out.String() != want {
 			t.Errorf("%s: got %q (err %q, code %d), want %q", c.code, out.String(), errb.String(), code, want)
 		}

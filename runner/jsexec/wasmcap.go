@@ -131,6 +131,9 @@ func wasmWithCap(maxPages uint32) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := removeStdModules(b); err != nil {
+		return nil, err
+	}
 	cappedWasm[maxPages] = b
 	return b, nil
 }
@@ -139,4 +142,166 @@ func wasmWithCap(maxPages uint32) ([]byte, error) {
 // much again for ArrayBuffer contents, and 16 MiB for the engine itself.
 func wasmPages(memLimit int) uint32 {
 	return uint32((2*int64(memLimit) + 16<<20 + 0xffff) >> 16)
+}
+
+// removeStdModules patches QuickJS's wasm in place so that the modules
+// qjs:std, qjs:os and qjs:bjson never exist: their file, timer and
+// environment calls would reach the engine's WASI root, bypassing the
+// runner's FS (and its quotas), and no module name can be hidden from
+// import() because QuickJS resolves every specifier verbatim. Two same-size
+// edits, so no offset moves:
+//   - each module's init function starts with
+//     `i32.const NAME; i32.const NAME; call; call` (creating the C module);
+//     the two calls become `drop; drop; drop; i32.const 0; nop`, the path
+//     the function takes when creation fails (it returns NULL, which the
+//     context set-up ignores);
+//   - the set-up script that imports the three modules into globals
+//     (std, os, bjson, setTimeout …) becomes blanks; the prelude supplies
+//     the timers instead.
+func removeStdModules(wasm []byte) error {
+	code, data, err := sectionsOf(wasm)
+	if err != nil {
+		return err
+	}
+	for _, name := range []string{"qjs:std", "qjs:os", "qjs:bjson"} {
+		addr, _, err := data.find("\x00" + name + "\x00")
+		if err != nil {
+			return err
+		}
+		addr++
+		c := append([]byte{0x41}, appendSLEB(nil, int64(addr))...)
+		pattern := append(append([]byte(nil), c...), c...)
+		at := bytes.Index(code, pattern)
+		if at < 0 || bytes.Contains(code[at+1:], pattern) {
+			return fmt.Errorf("jsexec: wasm: no single creation of module %s", name)
+		}
+		calls := at + len(pattern)
+		end := calls
+		for range 2 {
+			if end >= len(code) || code[end] != 0x10 {
+				return fmt.Errorf("jsexec: wasm: module %s is not created by two calls", name)
+			}
+			_, n, err := uleb(code[end+1:])
+			if err != nil {
+				return err
+			}
+			end += 1 + n
+		}
+		repl := []byte{0x1a, 0x1a, 0x1a, 0x41, 0x00} // drop ×3, i32.const 0
+		if end-calls < len(repl) {
+			return fmt.Errorf("jsexec: wasm: no room to remove module %s", name)
+		}
+		copy(code[calls:], repl)
+		for i := calls + len(repl); i < end; i++ {
+			code[i] = 0x01 // nop
+		}
+	}
+	const script = "\x00import * as bjson from 'qjs:bjson';\n"
+	_, at, err := data.find(script)
+	if err != nil {
+		return err
+	}
+	at++
+	end := bytes.IndexByte(wasm[at:], 0)
+	if end < 0 {
+		return errors.New("jsexec: wasm: unterminated set-up script")
+	}
+	for i := at; i < at+end; i++ {
+		wasm[i] = ' '
+	}
+	return nil
+}
+
+// wasmData is the active data segments of a wasm module: where each lands
+// in memory and where its bytes are in the module.
+type wasmData struct {
+	wasm []byte
+	segs []struct{ addr, at, size int }
+}
+
+// find returns the memory address and module offset of the one occurrence
+// of s in the data segments.
+func (d wasmData) find(s string) (addr, at int, err error) {
+	found := 0
+	for _, seg := range d.segs {
+		b := d.wasm[seg.at : seg.at+seg.size]
+		for i := 0; ; i++ {
+			j := bytes.Index(b[i:], []byte(s))
+			if j < 0 {
+				break
+			}
+			i += j
+			addr, at = seg.addr+i, seg.at+i
+			found++
+		}
+	}
+	if found != 1 {
+		return 0, 0, fmt.Errorf("jsexec: wasm: %q found %d times in the data, want once", s, found)
+	}
+	return addr, at, nil
+}
+
+// sectionsOf returns the code section's payload (sharing wasm's bytes) and
+// the data segments.
+func sectionsOf(wasm []byte) (code []byte, data wasmData, err error) {
+	data.wasm = wasm
+	for p := 8; p < len(wasm); {
+		id := wasm[p]
+		size, n, err := uleb(wasm[p+1:])
+		if err != nil {
+			return nil, data, err
+		}
+		start, end := p+1+n, p+1+n+int(size)
+		if end > len(wasm) {
+			return nil, data, errors.New("jsexec: truncated wasm section")
+		}
+		switch id {
+		case 10:
+			code = wasm[start:end]
+		case 11:
+			count, n, err := uleb(wasm[start:end])
+			if err != nil {
+				return nil, data, err
+			}
+			q := start + n
+			for range count {
+				// Only active segments of memory 0 with an i32.const
+				// offset: what clang emits for C.
+				if q+2 > end || wasm[q] != 0 || wasm[q+1] != 0x41 {
+					return nil, data, errors.New("jsexec: wasm: unexpected data segment form")
+				}
+				addr, n, err := uleb(wasm[q+2:])
+				if err != nil {
+					return nil, data, err
+				}
+				q += 2 + n
+				if q >= end || wasm[q] != 0x0b {
+					return nil, data, errors.New("jsexec: wasm: unexpected data segment offset")
+				}
+				size, n, err := uleb(wasm[q+1:])
+				if err != nil {
+					return nil, data, err
+				}
+				q += 1 + n
+				data.segs = append(data.segs, struct{ addr, at, size int }{int(addr), q, int(size)})
+				q += int(size)
+			}
+		}
+		p = end
+	}
+	if code == nil || data.segs == nil {
+		return nil, data, errors.New("jsexec: wasm: no code or data section")
+	}
+	return code, data, nil
+}
+
+func appendSLEB(b []byte, v int64) []byte {
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
 }
