@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 
 	"mvdan.cc/sh/v3/interp"
@@ -51,6 +50,8 @@ func (st *runState) call(ctx context.Context, args []string) ([]string, error) {
 		}
 	case "printf":
 		return printfBuiltin(interp.HandlerCtx(ctx), args), nil
+	case "echo":
+		return echoBuiltin(interp.HandlerCtx(ctx), args), nil
 	case "help":
 		return st.help(interp.HandlerCtx(ctx), args), nil
 	case "alias", "unalias":
@@ -343,7 +344,7 @@ func (st *runState) execCommand(ctx context.Context, args []string, stdin io.Rea
 	// with 141, as a GNU tool killed by SIGPIPE does under bash.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	pipeOut := &epipeWriter{w: stdout, cancel: cancel}
+	pipeOut := &commandOutput{w: stdout, cancel: cancel}
 	stdout = pipeOut
 	stderr = &quietAfterEPIPE{w: stderr, p: pipeOut}
 	env := &command.Env{Args: args, Stdin: stdin, Stdout: stdout, Stderr: stderr, Dir: dir,
@@ -367,40 +368,15 @@ func (st *runState) execCommand(ctx context.Context, args []string, stdin io.Rea
 		return st.execCommand(ctx, a, in, o, e, environ, dir)
 	}
 	code := spec.Func(ctx, env)
-	if pipeOut.broken.Load() {
+	broken, werr := pipeOut.state()
+	switch {
+	case broken:
 		return 141
+	case werr != nil && code == 0:
+		fmt.Fprintf(stderr, "%s: write error: %s\n", name, command.Strerror(werr))
+		return 1
 	}
 	return code
-}
-
-// epipeWriter notes a write into a closed pipe and stops the command.
-type epipeWriter struct {
-	w      io.Writer
-	cancel context.CancelFunc
-	broken atomic.Bool
-}
-
-func (e *epipeWriter) Write(p []byte) (int, error) {
-	n, err := e.w.Write(p)
-	if err != nil && errors.Is(err, syscall.EPIPE) {
-		e.broken.Store(true)
-		e.cancel()
-	}
-	return n, err
-}
-
-// quietAfterEPIPE drops the diagnostics of a command whose output pipe
-// broke ("write error: Broken pipe"), which bash never shows.
-type quietAfterEPIPE struct {
-	w io.Writer
-	p *epipeWriter
-}
-
-func (q *quietAfterEPIPE) Write(p []byte) (int, error) {
-	if q.p.broken.Load() {
-		return len(p), nil
-	}
-	return q.w.Write(p)
 }
 
 // execBuiltin runs a shell builtin for a command that runs others (xargs
@@ -571,7 +547,11 @@ func (l *limitFS) OpenFile(name string, flag int, perm fs.FileMode) (command.Fil
 			}
 		}
 	}
-	return l.RootFS.OpenFile(name, flag, perm)
+	f, err := l.RootFS.OpenFile(name, flag, perm)
+	if err == nil && l.st.wrapFile != nil {
+		f = l.st.wrapFile(f)
+	}
+	return f, err
 }
 
 func (l *limitFS) Mkdir(name string, perm fs.FileMode) error {

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"mvdan.cc/sh/v3/interp"
@@ -45,8 +44,7 @@ func printfBuiltin(hc interp.HandlerContext, args []string) []string {
 	var out strings.Builder
 	status := printfmt.Format(&out, hc.Stderr, printfmt.Bash, args[0], args[1:])
 	if varName == "" {
-		io.WriteString(hc.Stdout, out.String())
-		return statusArgs(status)
+		return builtinOutput(hc, "printf", out.String(), status)
 	}
 	q, err := syntax.Quote(out.String(), syntax.LangBash)
 	if err != nil {

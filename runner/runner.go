@@ -122,6 +122,7 @@ type runState struct {
 	hitOnce   map[string]bool
 	calls     atomic.Int64 // simple commands run, to pace the depth check
 	cancel    context.CancelCauseFunc
+	wrapFile  func(command.File) command.File // see run
 	// goroutineBase is the process's goroutine count when the run began;
 	// the pipeline limit counts above it.
 	goroutineBase int
@@ -149,6 +150,13 @@ func (e *limitError) Error() string { return e.line }
 // never returns an error: every failure is an exit status and a message on
 // the command's stderr, as a shell would give it.
 func Run(ctx context.Context, cfg Config) Result {
+	return run(ctx, cfg, nil)
+}
+
+// run is Run with a hook that wraps every file the command opens (nil in
+// production; tests use it to make a file refuse writes as a full quota
+// on the mount would).
+func run(ctx context.Context, cfg Config, wrapFile func(command.File) command.File) Result {
 	start := time.Now()
 	lim := cfg.Limits.withDefaults()
 	stdoutTail := newTail(lim.MaxOutputBytes, cfg.Stdout)
@@ -199,7 +207,7 @@ func Run(ctx context.Context, cfg Config) Result {
 
 	st := &runState{cfg: cfg, lim: lim, fsys: fsys, table: cfg.Commands, stderr: stderrTail,
 		open: map[*trackedFile]struct{}{}, hitOnce: map[string]bool{},
-		goroutineBase: runtime.NumGoroutine()}
+		goroutineBase: runtime.NumGoroutine(), wrapFile: wrapFile}
 	if st.table == nil {
 		st.table = defaultTable()
 	}
