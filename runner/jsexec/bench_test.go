@@ -2,22 +2,113 @@ package jsexec
 
 import (
 	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/fastschema/qjs"
 
 	"github.com/wsfs/wsfs/runner/command/commandtest"
 )
 
-// BenchmarkHello measures one warm js-exec run end to end; the first run
-// of a process (compiling QuickJS's wasm, the cold start) is kept out.
-func BenchmarkHello(b *testing.B) {
+// BenchmarkStart measures js-exec -c 'console.log(1)' in process, from
+// three states of QuickJS's compiled wasm:
+//
+//	cold:  compiled from the wasm first (a new process with no cache)
+//	cache: loaded from wazero's compilation cache folder first (a new
+//	       worker after Prepare with the server's cache folder)
+//	warm:  already loaded (every run after the first in a process)
+func BenchmarkStart(b *testing.B) {
 	sb := commandtest.New(b)
 	fn := Spec(Config{}).Func
-	if r := sb.Run(context.Background(), fn, "", "js-exec", "-c", "1"); r.Code != 0 {
-		b.Fatalf("warm-up: %+v", r)
-	}
-	for b.Loop() {
-		if r := sb.Run(context.Background(), fn, "", "js-exec", "-c", "console.log(1)"); r.Code != 0 {
+	run := func(b *testing.B) {
+		if r := sb.Run(context.Background(), fn, "", "js-exec", "-c", "console.log(1)"); r.Stdout != "1\n" || r.Code != 0 {
 			b.Fatalf("%+v", r)
 		}
 	}
+	wasm, err := wasmWithCap(wasmPages(DefaultMemoryLimit))
+	if err != nil {
+		b.Fatal(err)
+	}
+	root := b.TempDir()
+	// reload replaces the process's compiled QuickJS by a fresh compile
+	// (cacheDir "") or a load from cacheDir.
+	reload := func(b *testing.B, cacheDir string) {
+		rt, err := qjs.New(qjs.Option{CWD: root, Context: context.Background(), CloseOnContextDone: true, DisableBuildCache: true,
+			CacheDir: cacheDir, QuickJSWasmBytes: wasm, Stdout: io.Discard, Stderr: io.Discard})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rt.Close()
+	}
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			reload(b, "")
+			run(b)
+		}
+	})
+	b.Run("cache", func(b *testing.B) {
+		dir := b.TempDir()
+		reload(b, dir) // fills the cache folder
+		for b.Loop() {
+			reload(b, dir)
+			run(b)
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		run(b)
+		for b.Loop() {
+			run(b)
+		}
+	})
+}
+
+// BenchmarkJustBash runs the same script through the just-bash CLI
+// (npm just-bash@3.4.2, kept in the user's cache folder and installed with
+// npm when missing), for comparison; "echo" is its start-up floor.
+func BenchmarkJustBash(b *testing.B) {
+	bin := justBash(b)
+	root := b.TempDir()
+	for _, c := range []struct{ name, script string }{
+		{"js-exec", "js-exec -c 'console.log(1)'"},
+		{"echo", "echo 1"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			cmd := func() (string, error) {
+				out, err := exec.Command(bin, "--javascript", "--allow-write", "--root", root, "-c", c.script).CombinedOutput()
+				return string(out), err
+			}
+			if out, err := cmd(); err != nil || out != "1\n" {
+				b.Skipf("just-bash does not print 1 for %s here (%v): %s", c.script, err, strings.TrimSpace(out))
+			}
+			for b.Loop() {
+				if _, err := cmd(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func justBash(b *testing.B) string {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		b.Skipf("no cache folder for just-bash: %v", err)
+	}
+	dir := filepath.Join(cache, "wsfs-bench", "just-bash")
+	bin := filepath.Join(dir, "node_modules", ".bin", "just-bash")
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		b.Skip("npm is missing: cannot install just-bash@3.4.2 for the comparison")
+	}
+	if out, err := exec.Command(npm, "install", "--prefix", dir, "just-bash@3.4.2").CombinedOutput(); err != nil {
+		b.Skipf("npm install just-bash@3.4.2: %v\n%s", err, out)
+	}
+	return bin
 }

@@ -111,22 +111,88 @@ func transform(code, file string) (string, error) {
 	if !isTS && !moduleSyntax.MatchString(code) {
 		return code, nil
 	}
-	loader := api.LoaderJS
-	if isTS {
-		loader = api.LoaderTS
-	}
-	res := api.Transform(code, api.TransformOptions{
-		Loader:     loader,
+	opts := api.TransformOptions{
+		Loader:     api.LoaderJS,
 		Format:     api.FormatCommonJS,
 		Target:     api.ES2022,
 		Sourcefile: file,
 		Define:     map[string]string{"import.meta": "__wsfs_meta"},
-	})
+	}
+	if isTS {
+		opts.Loader = api.LoaderTS
+	}
+	res := api.Transform(code, opts)
+	if len(res.Errors) > 0 && strings.Contains(res.Errors[0].Text, "Top-level await") {
+		// CommonJS cannot await at the top; the script runs in an async
+		// function anyway, so keep ES module output and turn its (canonical)
+		// import and export statements into require calls.
+		opts.Format = api.FormatESModule
+		if res = api.Transform(code, opts); len(res.Errors) == 0 {
+			return esmToScript(string(res.Code)), nil
+		}
+	}
 	if len(res.Errors) > 0 {
 		msgs := api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage})
 		return "", fmt.Errorf("%s: cannot compile:\n%s", file, strings.TrimRight(strings.Join(msgs, ""), "\n"))
 	}
 	return string(res.Code), nil
+}
+
+var (
+	esmImport     = regexp.MustCompile(`(?ms)^import\s+(?:(.*?)\s+from\s+)?("(?:[^"\\\n]|\\.)*");$`)
+	esmExportAll  = regexp.MustCompile(`(?m)^export\s*\*\s*from\s*("(?:[^"\\\n]|\\.)*");$`)
+	esmExportList = regexp.MustCompile(`(?ms)^export\s*\{([^}]*)\}(?:\s*from\s*("(?:[^"\\\n]|\\.)*"))?;$`)
+	esmNamespace  = regexp.MustCompile(`^\*\s+as\s+([\w$]+)$`)
+)
+
+// esmToScript rewrites the import and export statements of esbuild's ES
+// module output (one canonical form each) as require calls and
+// module.exports assignments, leaving everything else, top-level await
+// included, as it is.
+func esmToScript(code string) string {
+	code = esmImport.ReplaceAllStringFunc(code, func(m string) string {
+		sub := esmImport.FindStringSubmatch(m)
+		clause, spec := strings.TrimSpace(sub[1]), sub[2]
+		req := "require(" + spec + ")"
+		if clause == "" {
+			return req + ";"
+		}
+		var out []string
+		def, rest := clause, ""
+		if i := strings.IndexAny(clause, "{*"); i >= 0 {
+			def, rest = strings.TrimSuffix(strings.TrimSpace(clause[:i]), ","), clause[i:]
+		}
+		if def = strings.TrimSpace(def); def != "" {
+			out = append(out, "const "+def+" = __wsfs_esm("+req+").default;")
+		}
+		if m := esmNamespace.FindStringSubmatch(strings.TrimSpace(rest)); m != nil {
+			out = append(out, "const "+m[1]+" = __wsfs_esm("+req+");")
+		} else if rest != "" {
+			names := strings.NewReplacer(" as ", ": ").Replace(rest)
+			out = append(out, "const "+names+" = "+req+";")
+		}
+		return strings.Join(out, " ")
+	})
+	code = esmExportAll.ReplaceAllString(code, "Object.assign(module.exports, require($1));")
+	return esmExportList.ReplaceAllStringFunc(code, func(m string) string {
+		sub := esmExportList.FindStringSubmatch(m)
+		src := ""
+		if sub[2] != "" {
+			src = "require(" + sub[2] + ")."
+		}
+		var out []string
+		for _, item := range strings.Split(sub[1], ",") {
+			local, exported, _ := strings.Cut(strings.TrimSpace(item), " as ")
+			if local == "" {
+				continue
+			}
+			if exported == "" {
+				exported = local
+			}
+			out = append(out, "module.exports["+quoteJS(exported)+"] = "+src+local+";")
+		}
+		return strings.Join(out, " ")
+	})
 }
 
 func readAll(fsys command.FS, name string) (string, error) {
@@ -157,15 +223,8 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src, file string, 
 	}
 	defer os.RemoveAll(empty)
 
-	if cfg.CacheDir == "" {
-		cfg.CacheDir = testCacheDir
-	}
-	wasm, err := wasmWithCap(wasmPages(lim.memory))
+	wasm, err := cfg.prepare(ctx, empty, lim)
 	if err != nil {
-		env.Errorf("cannot start QuickJS: %s", err)
-		return 1
-	}
-	if err := compileOnce(ctx, empty, cfg.CacheDir, wasm); err != nil {
 		env.Errorf("cannot start QuickJS: %s", err)
 		return 1
 	}
@@ -271,6 +330,47 @@ func (l limits) memoryText() string {
 // only tests set it, so that switching memory caps reloads rather than
 // recompiles.
 var testCacheDir string
+
+// Prepare compiles QuickJS for runs with cfg's memory limit, or loads it
+// from cfg.CacheDir (wazero's compilation cache, written there on the first
+// compile), so that the next js-exec of this process starts at once. The
+// worker calls it before runner.Confine when the script may run js-exec:
+// once confined it could not read the cache folder, and a run that finds
+// nothing prepared compiles in memory (seconds) before its time limit
+// starts.
+func Prepare(ctx context.Context, cfg Config) error {
+	lim := limits{memory: cfg.MemoryLimit}
+	if lim.memory <= 0 {
+		lim.memory = DefaultMemoryLimit
+	}
+	root, err := os.MkdirTemp("", "js-exec-root-")
+	if err != nil {
+		return fmt.Errorf("jsexec: %w", err)
+	}
+	defer os.RemoveAll(root)
+	if cfg.CacheDir != "" {
+		if err := os.MkdirAll(cfg.CacheDir, 0o700); err != nil {
+			return fmt.Errorf("jsexec: compilation cache: %w", err)
+		}
+	}
+	_, err = cfg.prepare(ctx, root, lim)
+	return err
+}
+
+// prepare returns QuickJS's wasm for lim's memory cap, compiled.
+func (cfg Config) prepare(ctx context.Context, root string, lim limits) ([]byte, error) {
+	if cfg.CacheDir == "" {
+		cfg.CacheDir = testCacheDir
+	}
+	wasm, err := wasmWithCap(wasmPages(lim.memory))
+	if err != nil {
+		return nil, err
+	}
+	if err := compileOnce(ctx, root, cfg.CacheDir, wasm); err != nil {
+		return nil, err
+	}
+	return wasm, nil
+}
 
 var (
 	compileMu sync.Mutex

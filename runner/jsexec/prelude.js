@@ -727,6 +727,12 @@
   loadBuiltin("internal/globals");
   g.require = require;
 
+  // An ES module's namespace object for a CommonJS module (esbuild's
+  // __toESM, for the top-level-await path of jsexec.go's transform).
+  Object.defineProperty(g, "__wsfs_esm", {
+    value: (m) => (m && m.__esModule ? m : Object.assign(Object.create(null), m && typeof m === "object" ? m : {}, { default: m })),
+  });
+
   // What Go calls: the script itself, each due timer, the final status.
   Object.defineProperty(g, "__wsfs", {
     value: Object.freeze({
