@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs on a Debian machine, idempotently:
 # fuse3 (fusermount3), the GNU reference tools for differential tests
-# (gawk, sed, grep, jq, ripgrep, bash), MinIO built from the Go module proxy, and
+# (gawk, sed, grep, jq, ripgrep, bash, node), MinIO built from the Go module proxy, and
 # staticcheck. Run as root (CI is root); as another user apt steps use sudo.
 set -euo pipefail
 
@@ -17,6 +17,7 @@ command -v sed >/dev/null 2>&1 || need_apt+=(sed)
 command -v grep >/dev/null 2>&1 || need_apt+=(grep)
 command -v git >/dev/null 2>&1 || need_apt+=(git)
 command -v tar >/dev/null 2>&1 || need_apt+=(tar)
+command -v node >/dev/null 2>&1 || need_apt+=(nodejs) # reference for js-exec's Node modules
 if [ ${#need_apt[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo

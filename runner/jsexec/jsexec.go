@@ -261,6 +261,9 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src, file string, 
 	}()
 	jctx := rt.Context()
 	h.install(jctx, file, args)
+	if err := preloadNode(jctx, src); err != nil {
+		return h.failure(limitCtx, err)
+	}
 	eval := func(name, code string) bool {
 		v, err := jctx.Eval(name, qjs.Code(code))
 		if err != nil {

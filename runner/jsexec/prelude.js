@@ -10,7 +10,7 @@
     if (k.startsWith("__wsfs_")) { H[k.slice(7)] = g[k]; delete g[k]; }
   }
   for (const k of ["scriptArgs", "print", "gc", "navigator"]) delete g[k];
-  const info = JSON.parse(H.info), builtin = H.builtin;
+  const info = JSON.parse(H.info), builtin = H.builtin, compiled = H.compiled;
 
   // Go's fs errors arrive as "\x1fnode-error" + JSON; rethrow them as Node's.
   function nodeError(e) {
@@ -690,13 +690,18 @@
   const meta = (f) => ({ url: "file://" + f, filename: f, dirname: path.dirname(f), resolve: (s) => "file://" + path.resolve(path.dirname(f), s) });
   // Node's modules written in JavaScript (node/*.js, served by node.go),
   // compiled on their first require.
+  // Those the script names arrive compiled (H.compiled, from bytecode).
   function loadBuiltin(name) {
-    const src = builtin(name);
-    if (src === undefined) return undefined;
+    let fn = compiled && Object.hasOwn(compiled, name) ? compiled[name] : undefined;
+    if (fn === undefined) {
+      const src = builtin(name);
+      if (src === undefined) return undefined;
+      fn = (0, eval)("(function (exports, require, module) {" + src + "\n})");
+    }
     const module = { exports: {} };
     modules[name] = module.exports;
     try {
-      (0, eval)("(function (exports, require, module) {" + src + "\n})").call(module.exports, module.exports, builtinRequire, module);
+      fn.call(module.exports, module.exports, builtinRequire, module);
     } catch (e) {
       delete modules[name];
       throw e;

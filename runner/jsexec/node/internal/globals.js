@@ -4,22 +4,24 @@
 "use strict";
 const g = globalThis;
 
-function lazy(name, get) {
+// lazy defines global name as property prop of module mod, loaded on
+// first use.
+function lazy(name, mod, prop) {
   const define = (value) => Object.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
   Object.defineProperty(g, name, {
     configurable: true, enumerable: false,
-    get() { const v = get(); define(v); return v; },
+    get() { const v = require(mod)[prop]; define(v); return v; },
     set: define,
   });
 }
-lazy("Buffer", () => require("buffer").Buffer);
-lazy("atob", () => require("buffer").atob);
-lazy("btoa", () => require("buffer").btoa);
-lazy("TextEncoder", () => require("internal/encoding").TextEncoder);
-lazy("TextDecoder", () => require("internal/encoding").TextDecoder);
-lazy("URL", () => require("url").URL);
-lazy("URLSearchParams", () => require("url").URLSearchParams);
-lazy("structuredClone", () => require("internal/clone").structuredClone);
+lazy("Buffer", "buffer", "Buffer");
+lazy("atob", "buffer", "atob");
+lazy("btoa", "buffer", "btoa");
+lazy("TextEncoder", "internal/encoding", "TextEncoder");
+lazy("TextDecoder", "internal/encoding", "TextDecoder");
+lazy("URL", "url", "URL");
+lazy("URLSearchParams", "url", "URLSearchParams");
+lazy("structuredClone", "internal/clone", "structuredClone");
 g.global = g;
 
 // setImmediate, where the prelude's timers lack it: a zero-delay timer.

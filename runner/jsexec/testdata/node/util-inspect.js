@@ -1,0 +1,20 @@
+const util = require('node:util');
+const p = (v, o) => console.log(util.inspect(v, o));
+p({ a: 1, b: 'x', c: [1, 2, 3], d: { e: { f: { g: 1 } } }, 'x-y': null, u: undefined, $d: 1 });
+p(Array.from({ length: 27 }, (_, i) => i + 1));
+p(Array.from({ length: 120 }, (_, i) => i));
+p(new Map([['a', 1], [{ x: 1 }, [2]]])); p(new Set([1, 'a'])); p(new Date(0)); p(new Map());
+const o = { name: 'o' }; o.self = o; o.list = [o, { o }]; p(o);
+class Foo { constructor() { this.x = 1; } } class Bar extends Foo {}
+p([new Foo(), Foo, Bar, new Bar(), Object.create(null)]);
+p(["it's", 'a\nb\x7f', 'both \'"', function f() {}, () => {}, async function g() {}, function* h() {}, Symbol('s'), 10n, -0]);
+p({ s: 'x'.repeat(100) }); p('x'.repeat(20) + '\n' + 'y'.repeat(70));
+p([new Uint8Array([1, 2, 3]), new ArrayBuffer(3), [, 1, , , 2], new Number(3), new String('ab'), /re/g]);
+p({ a: { b: { c: { d: { e: 1 } } } } }, { depth: 0 }); p({ a: { b: { c: { d: { e: 1 } } } } }, { depth: Infinity });
+p({ get a() { return 1; }, set b(v) {}, get c() { return 2; }, set c(v) {}, [Symbol('k')]: 1 });
+p(['aaaaaaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbbbbbbbbbbb', 'cccccccccccccccccccccccccc', 'dddddddddddddddddddddddd']);
+p({ arr: [[1, [2, [3, [4]]]]] }); p(new Map([[1, { a: { b: { c: 1 } } }]])); p({ a: 1, b: { c: {} } }); p([[]]);
+p({ a: { b: { c: {} } } }); p([1, 2, 3], { showHidden: true }); p({ b: 2, a: 1 }, { sorted: true });
+p({ [util.inspect.custom]: (depth, opts) => 'custom ' + depth });
+const e = new TypeError('bad'); e.code = 'E_X'; const lines = util.inspect(e).split('\n');
+console.log(lines[0], '|', lines[lines.length - 1]);
