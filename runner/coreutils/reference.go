@@ -6,10 +6,16 @@ import "github.com/wsfs/wsfs/runner/command"
 // GNU commands run as commands (printf, echo, test, [), expr, file,
 // install, truncate, mktemp, and the session commands with fixed answers
 // (hostname, whoami, clear, history).
+// testFlags are test's operators.
+var testFlags = []string{"! EXPR", "( EXPR )", "EXPR -a EXPR", "EXPR -o EXPR", "-n STRING", "-z STRING", "STRING = STRING", "STRING != STRING",
+	"INT -eq|-ne|-lt|-le|-gt|-ge INT", "-l STRING", "FILE -nt|-ot|-ef FILE", "-e -f -d -s -r -w -x -L -h -b -c -p -S -u -g -k -O -G -N -t FILE"}
+
 func referenceCommands() []command.Spec {
 	return []command.Spec{
 		{Name: "printf", Summary: "format and print data (GNU's, when run as a command; the shell's printf is bash's)", Func: runPrintf, Flags: []string{"FORMAT [ARGUMENT]...", "--help", "--version"}},
 		{Name: "expr", Summary: "evaluate an expression: arithmetic, comparison, STRING : REGEX, length, substr, index, match", Func: runExpr, Flags: []string{"ARG1 | ARG2", "ARG1 & ARG2", "< <= = == != >= >", "+ - * / %", "STRING : REGEX", "match STRING REGEX", "substr STRING POS LEN", "index STRING CHARS", "length STRING", "+ TOKEN", "( EXPRESSION )"}},
+		{Name: "test", Summary: "check file types and compare values (GNU's, when run as a command; the shell's test is bash's)", Func: runTest, Flags: testFlags},
+		{Name: "[", Summary: "check file types and compare values; the last argument must be ]", Func: runTest, Flags: testFlags},
 		{Name: "echo", Summary: "display a line of text (GNU's, when run as a command; the shell's echo is bash's)", Func: runEcho, Flags: []string{"-n", "-e", "-E"}},
 	}
 }

@@ -1,6 +1,8 @@
 package coreutils
 
 import (
+	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -33,13 +35,35 @@ func TestGNUPrintfEcho(t *testing.T) {
 // word.
 func checkGNUStderr(t *testing.T, cases []gnuCase) {
 	t.Helper()
-	checkGNU(t, cases)
-	for _, c := range cases {
-		want, got := runGNU(t, c), runOurs(t, c)
-		if got.stderr != want.stderr {
-			t.Errorf("%q: stderr\n got: %q\nwant: %q", c.args, got.stderr, want.stderr)
+	var passed atomic.Int64
+	t.Run("cases", func(t *testing.T) {
+		for _, c := range cases {
+			t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+				t.Parallel()
+				want, got := runGNU(t, c), runOurs(t, c)
+				mask := func(s string) string { return s }
+				if c.mask != nil {
+					mask = c.mask
+				}
+				if mask(got.stdout) != mask(want.stdout) {
+					t.Errorf("stdout differs\n got: %q\nwant: %q", mask(got.stdout), mask(want.stdout))
+				}
+				if got.code != want.code {
+					t.Errorf("exit %d, want %d", got.code, want.code)
+				}
+				if got.stderr != want.stderr {
+					t.Errorf("stderr differs\n got: %q\nwant: %q", got.stderr, want.stderr)
+				}
+				if got.after != want.after {
+					t.Errorf("state after differs:\n%s", lineDiff(got.after, want.after))
+				}
+				if !t.Failed() {
+					passed.Add(1)
+				}
+			})
 		}
-	}
+	})
+	t.Logf("%d/%d cases match GNU, diagnostics included", passed.Load(), len(cases))
 }
 
 func TestGNUExpr(t *testing.T) {
@@ -63,4 +87,55 @@ func TestGNUExpr(t *testing.T) {
 		cases = append(cases, gnuCase{args: append([]string{"expr"}, args...)})
 	}
 	checkGNUStderr(t, cases)
+}
+
+const testSetup = `printf x > f && : > empty && mkdir d && ln -s f lf && ln -s nowhere dangling && chmod 755 f &&
+touch -d 2020-01-01 empty`
+
+func TestGNUTest(t *testing.T) {
+	requireGNU(t, "test", "[")
+	var cases []gnuCase
+	for _, a := range []string{
+		"", "a", "-q", "!", "! a", "! ! a", "-n", "-n x", "-z x", "-z ''", "a b", "a = a", "a = b", "a == a", "a != b", "a -eq b",
+		"1 -eq", "( a", "( a b c d e", "( a )", "( a = a ) -a b", "a = b -o c", "-l abc -eq 3", "' 5 ' -eq 5", "5 -a", "-t 1", "a < b",
+		"99999999999999999999 -gt 1", "-5 -lt +3", "1 -ne 1", "3 -ge 3", "2 -le 1", "-f f", "-f d", "-d d", "-e nope", "-s f", "-s empty",
+		"-L lf", "-h f", "-L dangling", "-e dangling", "-x f", "-x d", "-p f", "-f lf", "f -nt empty", "f -ot empty", "empty -nt f",
+		"f -nt nope", "nope -ot f", "f -ef lf", "f -ef empty", "-O f", "-G f", "-k d", "-u f", "-g f", "-b f", "-c f", "-S f",
+		"! -f f -o -d d", "-f f -a ! -d f", "( -f f )", "a -a b -o ''", "'' -o ''", "x -a ''", "-o", "-a", "( )", ") a",
+		"a b c d e f", "! ( a = b )", "-z", "x -x y", "-e",
+	} {
+		args := append([]string{"test"}, shellWords(a)...)
+		cases = append(cases, gnuCase{setup: testSetup, args: args})
+		cases = append(cases, gnuCase{setup: testSetup, args: append(append([]string{"["}, args[1:]...), "]")})
+	}
+	cases = append(cases, gnuCase{args: []string{"[", "a"}}, gnuCase{args: []string{"[", "--help"}}, gnuCase{args: []string{"[", "]"}},
+		gnuCase{args: []string{"test", "--help"}})
+	for i := range cases {
+		if cases[i].args[0] == "[" && len(cases[i].args) == 2 && cases[i].args[1] == "--help" {
+			cases[i].mask = func(string) string { return "" } // the help texts differ
+		}
+	}
+	checkGNUStderr(t, cases)
+}
+
+// shellWords splits on spaces, with '' for an empty word and '...'
+// around words holding spaces.
+func shellWords(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		s = strings.TrimLeft(s, " ")
+		if s == "" {
+			break
+		}
+		if s[0] == '\'' {
+			end := strings.IndexByte(s[1:], '\'') + 1
+			out = append(out, s[1:end])
+			s = s[end+1:]
+			continue
+		}
+		w, rest, _ := strings.Cut(s, " ")
+		out = append(out, w)
+		s = rest
+	}
+	return out
 }
