@@ -118,7 +118,7 @@ func TestGNUTest(t *testing.T) {
 	checkGNUStderr(t, cases)
 }
 
-// shellWords splits on spaces, with '' for an empty word and '...'
+// shellWords splits on spaces, with ” for an empty word and '...'
 // around words holding spaces.
 func shellWords(s string) []string {
 	var out []string
