@@ -101,7 +101,7 @@ func Mount(ctx context.Context, dir string, opts Options) (*FS, error) {
 	if opts.SpoolDir == "" {
 		return nil, errors.New("fusefs: mount: no spool folder")
 	}
-	if err := os.RemoveAll(opts.SpoolDir); err != nil {
+	if err := emptyDir(opts.SpoolDir); err != nil {
 		return nil, fmt.Errorf("fusefs: emptying the spool folder %s: %w", opts.SpoolDir, err)
 	}
 	if err := os.MkdirAll(opts.SpoolDir, 0o700); err != nil {
@@ -488,3 +488,21 @@ func mounted(dir string) bool {
 // Inode numbers: 1 is the root, 2 the .history folder; entries and
 // synthetic folders count up from firstDynamicIno.
 const firstDynamicIno = 16
+
+// emptyDir removes everything dir holds but not dir itself, which may be
+// a mount point (a spool on a disk of its own).
+func emptyDir(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
