@@ -20,6 +20,7 @@ import (
 	"github.com/wsfs/wsfs/meta"
 	"github.com/wsfs/wsfs/objects"
 	"github.com/wsfs/wsfs/runner"
+	"github.com/wsfs/wsfs/runner/jsexec"
 )
 
 func init() {
@@ -128,6 +129,13 @@ func runRun(ctx context.Context, a *app, args []string) error {
 	}
 	cfg := runner.Config{Script: script, WorkspaceDir: turn.Dir, ScratchDir: scratch, Cwd: turn.Cwd, Limits: limits,
 		History: append(turn.History, script), Logger: a.log}
+	if strings.Contains(script, "js-exec") {
+		// js-exec's QuickJS, loaded from (or compiled into) the server's
+		// cache folder while the worker can still read it.
+		if err := jsexec.Prepare(ctx, jsexec.Config{CacheDir: filepath.Join(home, "cache", "qjs")}); err != nil {
+			a.log.Warn("wsfs run: js-exec could not be prepared; it will compile QuickJS itself", "err", err)
+		}
+	}
 	if os.Getenv("WSFS_NO_CONFINE") == "" {
 		if rep, err := runner.Confine(cfg); err != nil {
 			a.log.Warn("wsfs run: the worker could not be confined beyond os.Root", "err", err)
