@@ -48,23 +48,12 @@ syntax, close to Rust's regex). -A wants every selected cell to match.`,
 		if err != nil {
 			return err
 		}
-		name, err := c.oneInput(args)
-		if err != nil {
-			return err
-		}
 		limit, err := c.num("limit", 0)
 		if err != nil {
 			return err
 		}
-		cr, err := c.open(name)
-		if err != nil {
-			return err
-		}
-		if cr.eof && cr.width == 0 {
-			return nil
-		}
-		idx, err := c.selection("select", cr)
-		if err != nil {
+		cr, idx, err := c.inputSelected(args)
+		if cr == nil {
 			return err
 		}
 		flag := c.str("flag", "")
@@ -275,10 +264,6 @@ index.`,
 		{"", "--sep", "<char>", "Split cells on this separator and count the parts."},
 	},
 	run: func(c *call) error {
-		name, err := c.oneInput(c.args)
-		if err != nil {
-			return err
-		}
 		limit, err := c.num("limit", 10)
 		if err != nil {
 			return err
@@ -286,15 +271,8 @@ index.`,
 		if c.has("all") {
 			limit = 0
 		}
-		cr, err := c.open(name)
-		if err != nil {
-			return err
-		}
-		if cr.eof && cr.width == 0 {
-			return nil
-		}
-		idx, err := c.selection("select", cr)
-		if err != nil {
+		cr, idx, err := c.inputSelected(c.args)
+		if cr == nil {
 			return err
 		}
 		type counter struct {
@@ -379,19 +357,8 @@ string. Runs in constant memory per column unless -c is given.`,
 		{"", "--nulls", "", "Count empty cells as 0 in mean, variance and stddev."},
 	},
 	run: func(c *call) error {
-		name, err := c.oneInput(c.args)
-		if err != nil {
-			return err
-		}
-		cr, err := c.open(name)
-		if err != nil {
-			return err
-		}
-		if cr.eof && cr.width == 0 {
-			return nil
-		}
-		idx, err := c.selection("select", cr)
-		if err != nil {
+		cr, idx, err := c.inputSelected(c.args)
+		if cr == nil {
 			return err
 		}
 		card, nulls := c.has("cardinality"), c.has("nulls")

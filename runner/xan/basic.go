@@ -84,16 +84,9 @@ Use -- before a selection starting with a minus: xan select -- -1.`,
 		if len(c.args) == 0 {
 			return usagef("missing the column selection")
 		}
-		name, err := c.oneInput(c.args[1:])
-		if err != nil {
+		cr, err := c.input(c.args[1:])
+		if cr == nil {
 			return err
-		}
-		cr, err := c.open(name)
-		if err != nil {
-			return err
-		}
-		if cr.width == 0 && cr.eof {
-			return nil
 		}
 		idx, err := selectColumns(c.args[0], cr.Headers(), cr.HasHeaders())
 		if err != nil {
@@ -191,12 +184,9 @@ var sliceCmd = &subcommand{
 // slice writes records [start, end) (end < 0: to the end), or those in
 // want, and stops reading once past the range.
 func (c *call) slice(name string, start, end int, want map[int]bool) error {
-	cr, err := c.open(name)
-	if err != nil {
+	cr, err := c.openData(name)
+	if cr == nil {
 		return err
-	}
-	if cr.eof && cr.width == 0 {
-		return nil
 	}
 	if err := c.writeHeaders(cr.Headers()); err != nil {
 		return err
@@ -216,12 +206,9 @@ func (c *call) slice(name string, start, end int, want map[int]bool) error {
 
 // tail writes the last n records, keeping only n in memory.
 func (c *call) tail(name string, n int) error {
-	cr, err := c.open(name)
-	if err != nil {
+	cr, err := c.openData(name)
+	if cr == nil {
 		return err
-	}
-	if cr.eof && cr.width == 0 {
-		return nil
 	}
 	if err := c.writeHeaders(cr.Headers()); err != nil {
 		return err
@@ -332,16 +319,9 @@ the header of a headless file.`,
 			}
 			newNames, args = rec, args[1:]
 		}
-		name, err := c.oneInput(args)
-		if err != nil {
+		cr, err := c.input(args)
+		if cr == nil {
 			return err
-		}
-		cr, err := c.open(name)
-		if err != nil {
-			return err
-		}
-		if cr.eof && cr.width == 0 {
-			return nil
 		}
 		headers := append([]string(nil), cr.Headers()...)
 		var idx []int
@@ -382,19 +362,8 @@ var dedupCmd = &subcommand{
 		{"", "--check", "", "Only check for duplicates: status 1 and a message at the first one."},
 	},
 	run: func(c *call) error {
-		name, err := c.oneInput(c.args)
-		if err != nil {
-			return err
-		}
-		cr, err := c.open(name)
-		if err != nil {
-			return err
-		}
-		if cr.eof && cr.width == 0 {
-			return nil
-		}
-		idx, err := c.selection("select", cr)
-		if err != nil {
+		cr, idx, err := c.inputSelected(c.args)
+		if cr == nil {
 			return err
 		}
 		check := c.has("check")
@@ -492,16 +461,9 @@ var reverseCmd = &subcommand{
 
 // readAll reads the single input whole; cr is nil for an empty input.
 func (c *call) readAll() ([][]string, *csvReader, error) {
-	name, err := c.oneInput(c.args)
-	if err != nil {
+	cr, err := c.input(c.args)
+	if cr == nil {
 		return nil, nil, err
-	}
-	cr, err := c.open(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	if cr.eof && cr.width == 0 {
-		return nil, nil, nil
 	}
 	var rows [][]string
 	err = each(cr, func(rec []string) error {

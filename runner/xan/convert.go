@@ -245,12 +245,9 @@ func jsonString(s string) string {
 }
 
 func (c *call) toMarkdown(name string) error {
-	cr, err := c.open(name)
-	if err != nil {
+	cr, err := c.openData(name)
+	if cr == nil {
 		return err
-	}
-	if cr.eof && cr.width == 0 {
-		return nil
 	}
 	esc := func(s string) string {
 		s = strings.NewReplacer("|", `\|`, "<", `\<`, ">", `\>`, "\r\n", "<br>", "\n", "<br>").Replace(s)
@@ -297,12 +294,9 @@ func (c *call) toMarkdown(name string) error {
 }
 
 func (c *call) toText(name string) error {
-	cr, err := c.open(name)
-	if err != nil {
+	cr, err := c.openData(name)
+	if cr == nil {
 		return err
-	}
-	if cr.eof && cr.width == 0 {
-		return nil
 	}
 	idx, err := c.selection("select", cr)
 	if err != nil {

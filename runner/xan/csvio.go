@@ -303,3 +303,36 @@ func (c *call) writeHeaders(h []string) error {
 	}
 	return c.out.Write(h)
 }
+
+// input opens the single input in args (stdin when none). cr is nil when
+// the input is empty, as it is when err is set: callers return err then.
+func (c *call) input(args []string) (*csvReader, error) {
+	name, err := c.oneInput(args)
+	if err != nil {
+		return nil, err
+	}
+	return c.openData(name)
+}
+
+// openData opens name as CSV; cr is nil when it is empty (or on error).
+func (c *call) openData(name string) (*csvReader, error) {
+	cr, err := c.open(name)
+	if err != nil || (cr.eof && cr.width == 0) {
+		return nil, err
+	}
+	return cr, nil
+}
+
+// inputSelected is input with the columns of the -s/--select option
+// (all of them by default).
+func (c *call) inputSelected(args []string) (*csvReader, []int, error) {
+	cr, err := c.input(args)
+	if cr == nil {
+		return nil, nil, err
+	}
+	idx, err := c.selection("select", cr)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cr, idx, nil
+}

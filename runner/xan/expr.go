@@ -53,20 +53,13 @@ Empty strings, 0, null, false and [] are false.`,
 			}
 			src = string(b)
 		}
-		name, err := c.oneInput(c.args[1:])
-		if err != nil {
-			return err
-		}
 		limit, err := c.num("limit", 0)
 		if err != nil {
 			return err
 		}
-		cr, err := c.open(name)
-		if err != nil {
+		cr, err := c.input(c.args[1:])
+		if cr == nil {
 			return err
-		}
-		if cr.eof && cr.width == 0 {
-			return nil
 		}
 		prog, err := compileExpr(src, cr.Headers(), cr.HasHeaders())
 		if err != nil {

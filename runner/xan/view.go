@@ -94,10 +94,6 @@ with … (-e shows them whole); newlines in cells show as ⏎.`,
 		{"-M", "--hide-info", "", "Hide the line saying how much is shown."},
 	},
 	run: func(c *call) error {
-		name, err := c.oneInput(c.args)
-		if err != nil {
-			return err
-		}
 		limit, err := c.num("limit", 100)
 		if err != nil {
 			return err
@@ -105,15 +101,8 @@ with … (-e shows them whole); newlines in cells show as ⏎.`,
 		if c.has("all") {
 			limit = 0
 		}
-		cr, err := c.open(name)
-		if err != nil {
-			return err
-		}
-		if cr.eof && cr.width == 0 {
-			return nil
-		}
-		idx, err := c.selection("select", cr)
-		if err != nil {
+		cr, idx, err := c.inputSelected(c.args)
+		if cr == nil {
 			return err
 		}
 		var rows [][]string
@@ -242,23 +231,12 @@ var flattenCmd = &subcommand{
 		{"", "--row-separator", "<sep>", "Separate records by this line instead of a Row n° header."},
 	},
 	run: func(c *call) error {
-		name, err := c.oneInput(c.args)
-		if err != nil {
-			return err
-		}
 		limit, err := c.num("limit", 0)
 		if err != nil {
 			return err
 		}
-		cr, err := c.open(name)
-		if err != nil {
-			return err
-		}
-		if cr.eof && cr.width == 0 {
-			return nil
-		}
-		idx, err := c.selection("select", cr)
-		if err != nil {
+		cr, idx, err := c.inputSelected(c.args)
+		if cr == nil {
 			return err
 		}
 		headers := pick(cr.Headers(), idx)
