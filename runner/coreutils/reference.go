@@ -16,6 +16,9 @@ func referenceCommands() []command.Spec {
 		{Name: "expr", Summary: "evaluate an expression: arithmetic, comparison, STRING : REGEX, length, substr, index, match", Func: runExpr, Flags: []string{"ARG1 | ARG2", "ARG1 & ARG2", "< <= = == != >= >", "+ - * / %", "STRING : REGEX", "match STRING REGEX", "substr STRING POS LEN", "index STRING CHARS", "length STRING", "+ TOKEN", "( EXPRESSION )"}},
 		{Name: "test", Summary: "check file types and compare values (GNU's, when run as a command; the shell's test is bash's)", Func: runTest, Flags: testFlags},
 		{Name: "[", Summary: "check file types and compare values; the last argument must be ]", Func: runTest, Flags: testFlags},
+		{Name: "install", Summary: "copy files and set their mode (0755 unless -m), or make directories with -d", Func: runInstall, Flags: flagNames(installOptions(&installFlags{}))},
+		{Name: "truncate", Summary: "shrink or extend files to a size (-s [+-<>/%]SIZE[KMG…]) or another file's (-r)", Func: runTruncate, Flags: []string{"-c, --no-create", "-o, --io-blocks", "-r, --reference RFILE", "-s, --size [+-<>/%]SIZE"}},
+		{Name: "mktemp", Summary: "create a unique temporary file or directory (in /tmp by default) and print its name", Func: runMktemp, Flags: []string{"-d, --directory", "-u, --dry-run", "-q, --quiet", "-t", "-p DIR, --tmpdir[=DIR]", "--suffix SUFF", "TEMPLATE (ending in XXX)"}},
 		{Name: "echo", Summary: "display a line of text (GNU's, when run as a command; the shell's echo is bash's)", Func: runEcho, Flags: []string{"-n", "-e", "-E"}},
 	}
 }
