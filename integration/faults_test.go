@@ -101,6 +101,11 @@ func TestFaultKillServerMidCommit(t *testing.T) {
 		t.Errorf("wsfs run whose server was killed mid-commit: want a non-zero exit and an error about the snapshot\n%v", res)
 	}
 
+	// wsfs umount detaches the dead server's mount and says so.
+	u := e.Wsfs("umount", e.Mnt)
+	if u.Code != 0 || !strings.Contains(u.Stderr, "stale mount") || mounted(e.Mnt) {
+		t.Errorf("wsfs umount of a dead server's mount: want exit 0, a word about the stale mount, and no mount left (mounted: %v)\n%v", mounted(e.Mnt), u)
+	}
 	srv = e.Start("--quiet", "1h")
 	assertHead(t, e, ws, 2, map[string]string{"one.txt": "one\n"}, "two.txt")
 	rep := fsck(t, e)
