@@ -1,6 +1,7 @@
 package xan
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -224,27 +225,15 @@ func compareNumeric(a, b string) int {
 	case !okb:
 		return 1
 	}
-	if na.isInt && nb.isInt {
-		return cmpInt(na.i, nb.i)
-	}
-	fa, fb := na.float(), nb.float()
-	switch {
-	case fa < fb:
-		return -1
-	case fa > fb:
-		return 1
-	}
-	return 0
+	return compareNumbers(na, nb)
 }
 
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// compareNumbers compares exactly when both are integers.
+func compareNumbers(a, b number) int {
+	if a.isInt && b.isInt {
+		return cmp.Compare(a.i, b.i)
 	}
-	return 0
+	return cmp.Compare(a.float(), b.float())
 }
 
 var frequencyCmd = &subcommand{
@@ -264,12 +253,9 @@ index.`,
 		{"", "--sep", "<char>", "Split cells on this separator and count the parts."},
 	},
 	run: func(c *call) error {
-		limit, err := c.num("limit", 10)
+		limit, err := c.limit(10)
 		if err != nil {
 			return err
-		}
-		if c.has("all") {
-			limit = 0
 		}
 		cr, idx, err := c.inputSelected(c.args)
 		if cr == nil {

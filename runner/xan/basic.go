@@ -242,17 +242,7 @@ var headCmd = &subcommand{
 	summary: "Return the first rows (as slice -l)",
 	usage:   []string{"head [options] [<input>]"},
 	flags:   []flagDef{{"-l", "--limit", "<n>", "Number of rows to return (default 10)."}},
-	run: func(c *call) error {
-		name, err := c.oneInput(c.args)
-		if err != nil {
-			return err
-		}
-		n, err := c.num("limit", 10)
-		if err != nil {
-			return err
-		}
-		return c.slice(name, 0, n, nil)
-	},
+	run:     func(c *call) error { return c.headOrTail(false) },
 }
 
 var tailCmd = &subcommand{
@@ -260,17 +250,22 @@ var tailCmd = &subcommand{
 	summary: "Return the last rows (as slice -L)",
 	usage:   []string{"tail [options] [<input>]"},
 	flags:   []flagDef{{"-l", "--limit", "<n>", "Number of rows to return (default 10)."}},
-	run: func(c *call) error {
-		name, err := c.oneInput(c.args)
-		if err != nil {
-			return err
-		}
-		n, err := c.num("limit", 10)
-		if err != nil {
-			return err
-		}
+	run:     func(c *call) error { return c.headOrTail(true) },
+}
+
+func (c *call) headOrTail(last bool) error {
+	name, err := c.oneInput(c.args)
+	if err != nil {
+		return err
+	}
+	n, err := c.num("limit", 10)
+	if err != nil {
+		return err
+	}
+	if last {
 		return c.tail(name, n)
-	},
+	}
+	return c.slice(name, 0, n, nil)
 }
 
 var beheadCmd = &subcommand{

@@ -779,25 +779,10 @@ func applyBinary(op string, a, b any) (any, error) {
 	}
 	switch op {
 	case "==", "!=", "<", "<=", ">", ">=":
-		var c int
-		if x.isInt && y.isInt {
-			c = cmpInt(x.i, y.i)
-		} else {
-			c = compareFloat(x.float(), y.float())
-		}
+		c := compareNumbers(x, y)
 		return cmpResult(map[string]string{"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}[op], c), nil
 	}
 	return arith(op, x, y)
-}
-
-func compareFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func cmpResult(op string, c int) bool {

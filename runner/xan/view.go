@@ -94,12 +94,9 @@ with … (-e shows them whole); newlines in cells show as ⏎.`,
 		{"-M", "--hide-info", "", "Hide the line saying how much is shown."},
 	},
 	run: func(c *call) error {
-		limit, err := c.num("limit", 100)
+		limit, err := c.limit(100)
 		if err != nil {
 			return err
-		}
-		if c.has("all") {
-			limit = 0
 		}
 		cr, idx, err := c.inputSelected(c.args)
 		if cr == nil {

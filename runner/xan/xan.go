@@ -368,6 +368,14 @@ func (c *call) num(long string, def int) (int, error) {
 	return n, nil
 }
 
+// limit is the -l/--limit option, 0 (no limit) with -A/--all.
+func (c *call) limit(def int) (int, error) {
+	if c.has("all") {
+		return 0, nil
+	}
+	return c.num("limit", def)
+}
+
 // inputs returns the input names: the arguments, or stdin.
 func (c *call) inputs(args []string) []string {
 	if len(args) == 0 {
