@@ -68,9 +68,11 @@ func TestFaultKillServerMidCommand(t *testing.T) {
 	assertFsckClean(t, e)
 
 	srv = e.Start("--quiet", "1h")
-	if log := srv.Stderr(); !strings.Contains(log, "died without cleaning up") || !strings.Contains(log, "stale mount") {
-		t.Errorf("the restarted server does not say it cleaned up after the dead one:\n%s", log)
-	}
+	// (Its stderr and the readiness line on stdout travel apart: poll.)
+	waitFor(t, "the restarted server's word on cleaning up after the dead one", func() bool {
+		log := srv.Stderr()
+		return strings.Contains(log, "died without cleaning up") && strings.Contains(log, "stale mount")
+	})
 	if got := treeOf(t, e.WorkspaceDir(ws)); !slices.Equal(got, []string{"one.txt"}) {
 		t.Errorf("tree after restart: %q, want only one.txt", got)
 	}
@@ -151,6 +153,10 @@ func TestFaultMinioStoppedMidCommit(t *testing.T) {
 		t.Fatalf("the server died with its store:\n%s", srv.Stderr())
 	}
 	assertHead(t, e, ws, 2, map[string]string{"one.txt": "one\n"}, "two.txt")
+	// With the store down, fsck cannot vouch for anything, and says so.
+	if rep := fsck(t, e); rep.code == 0 || !slices.ContainsFunc(rep.Problems, func(p fsckProblem) bool { return strings.Contains(p.Detail, e.Store.Bucket) }) {
+		t.Errorf("fsck with the store down: exit %d, problems %+v; want a failure naming the store", rep.code, rep.Problems)
+	}
 
 	if err := minioSrv.Restart(); err != nil {
 		t.Fatal(err)
@@ -243,9 +249,7 @@ func TestFaultCorruptBlob(t *testing.T) {
 			if bytes.Contains(data, []byte("PRECIOUS")) {
 				t.Errorf("the mount returned the corrupted bytes %q", data)
 			}
-			if log := srv.Stderr(); !strings.Contains(log, digest) {
-				t.Errorf("the server's log does not name the corrupt blob %s:\n%s", digest, log)
-			}
+			waitFor(t, "the server's log line naming the corrupt blob "+digest, func() bool { return strings.Contains(srv.Stderr(), digest) })
 			if other, err := os.ReadFile(filepath.Join(e.WorkspaceDir(ws), "other.txt")); err != nil || string(other) != "fine\n" {
 				t.Errorf("other.txt, whose blob is sound: %q, %v", other, err)
 			}
@@ -253,8 +257,12 @@ func TestFaultCorruptBlob(t *testing.T) {
 			if c.Code == 0 || strings.Contains(c.Stdout, "PRECIOUS") || !strings.Contains(c.Stderr, digest[:12]) {
 				t.Errorf("wsfs cat of the corrupted file: want a failure naming the digest and none of its bytes\n%v", c)
 			}
+			// The workspace goes on: a command that replaces the file commits.
+			mustCommit(t, e, ws, "rm data.txt; echo fresh > data.txt; cat other.txt", 3)
 			srv.Stop()
+			assertHead(t, e, ws, 3, map[string]string{"data.txt": "fresh\n", "other.txt": "fine\n"})
 
+			// Revision 2, still retained, names the damaged blob.
 			rep := fsck(t, e)
 			found := false
 			for _, p := range rep.Problems {
@@ -324,18 +332,20 @@ func assertCommittedMatchesMount(t *testing.T, e *Env, ws, name string) {
 
 // fsckReport is `wsfs fsck --json`'s report and exit code.
 type fsckReport struct {
-	Problems []struct {
-		Kind      string `json:"kind"`
-		Workspace string `json:"workspace"`
-		Rev       uint64 `json:"rev"`
-		Path      string `json:"path"`
-		Digest    string `json:"digest"`
-		Detail    string `json:"detail"`
-	} `json:"problems"`
+	Problems []fsckProblem `json:"problems"`
 	Orphans []struct {
 		Digest string `json:"digest"`
 	} `json:"orphans"`
 	code int
+}
+
+type fsckProblem struct {
+	Kind      string `json:"kind"`
+	Workspace string `json:"workspace"`
+	Rev       uint64 `json:"rev"`
+	Path      string `json:"path"`
+	Digest    string `json:"digest"`
+	Detail    string `json:"detail"`
 }
 
 func (r fsckReport) orphans() []string {
