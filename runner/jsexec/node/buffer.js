@@ -7,34 +7,8 @@ const { utf8Decode, utf8Write, utf8Length, latin1Decode } = require("internal/en
 const kMaxLength = 2 ** 32;
 const INSPECT_MAX_BYTES = 50;
 
-function codeError(Ctor, code, msg) {
-  const e = new Ctor(msg);
-  e.code = code;
-  return e;
-}
-function received(v) {
-  if (v == null) return " Received " + v;
-  if (typeof v === "function") return " Received function " + (v.name || "<anonymous>");
-  if (typeof v === "object") return " Received an instance of " + ((v.constructor && v.constructor.name) || "Object");
-  let s = typeof v === "string" ? `'${v.length > 25 ? v.slice(0, 25) + "..." : v}'` : String(v);
-  if (typeof v === "bigint") s += "n";
-  return ` Received type ${typeof v} (${s})`;
-}
-function argType(name, type, v) {
-  const what = name.endsWith(" argument") ? name : `"${name}" ${name.includes(".") ? "property" : "argument"}`;
-  return codeError(TypeError, "ERR_INVALID_ARG_TYPE", `The ${what} must be ${type}.${received(v)}`);
-}
-function withSeparators(n) {
-  const s = String(n);
-  let d = s.replace(/^-/, ""), out = "";
-  while (d.length > 3) { out = "_" + d.slice(-3) + out; d = d.slice(0, -3); }
-  return (s.startsWith("-") ? "-" : "") + d + out;
-}
-function outOfRange(name, range, v) {
-  let r = typeof v === "number" && Number.isInteger(v) && Math.abs(v) > 2 ** 32 ? withSeparators(v) : String(v);
-  if (typeof v === "bigint") r = (v > 2n ** 32n || v < -(2n ** 32n) ? withSeparators(v) : String(v)) + "n";
-  return codeError(RangeError, "ERR_OUT_OF_RANGE", `The value of "${name}" is out of range. It must be ${range}. Received ${r}`);
-}
+const { invalidArgType: argType, outOfRange, withCode } = require("internal/errors");
+const codeError = (Ctor, code, msg) => withCode(new Ctor(msg), code);
 
 // ---- encodings ----
 

@@ -8,15 +8,8 @@ const customPromisify = Symbol.for("nodejs.util.promisify.custom");
 const toStr = (v) => Object.prototype.toString.call(v);
 const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 
-function argTypeError(name, type, value) {
-  const got = value === null ? "null" : typeof value === "function" ? "function " + value.name
-    : typeof value === "object" ? "an instance of " + ((value.constructor && value.constructor.name) || "Object")
-      : "type " + typeof value + " (" + inspect(value) + ")";
-  const what = name.endsWith(" argument") ? name : `"${name}" ${name.includes(".") ? "property" : "argument"}`;
-  const e = new TypeError(`The ${what} must be of type ${type}. Received ${got}`);
-  e.code = "ERR_INVALID_ARG_TYPE";
-  return e;
-}
+const kNodeError = Symbol.for("wsfs.jsexec.nodeError");
+const argTypeError = (name, type, value) => require("internal/errors").invalidArgType(name, "of type " + type, value);
 
 // ---- types ----
 
@@ -240,7 +233,8 @@ function functionBase(value, constructor, tag) {
 function errorBase(err, keys, showHidden) {
   const name = err.name === undefined ? "Error" : String(err.name);
   const message = err.message === undefined ? "" : String(err.message);
-  const head = message ? `${name}: ${message}` : name;
+  const code = err[kNodeError] && typeof err.code === "string" ? ` [${err.code}]` : "";
+  const head = message ? `${name}${code}: ${message}` : name + code;
   let stack = typeof err.stack === "string" ? err.stack.replace(/\n+$/, "") : "";
   // QuickJS's stacks hold only the frames; V8's start with the message.
   if (stack && !stack.startsWith(head)) stack = stack.startsWith("    at") ? head + "\n" + stack : stack;
@@ -758,13 +752,6 @@ function inherits(ctor, superCtor) {
   Object.setPrototypeOf(ctor.prototype, superCtor.prototype);
 }
 
-function emitWarning(msg, type, code) {
-  const p = globalThis.process;
-  if (p && typeof p.emitWarning === "function") return p.emitWarning(msg, type, code);
-  const text = `(node:${(p && p.pid) || 1}) ${code ? `[${code}] ` : ""}${type}: ${msg}\n`;
-  if (p && p.stderr) p.stderr.write(text);
-  else console.error(text.slice(0, -1));
-}
 const warnedCodes = new Set();
 function deprecate(fn, msg, code) {
   if (typeof fn !== "function") throw argTypeError("fn", "function", fn);
@@ -774,7 +761,7 @@ function deprecate(fn, msg, code) {
       warned = true;
       if (code) warnedCodes.add(code);
       const p = globalThis.process;
-      if (!(p && p.noDeprecation)) emitWarning(msg, "DeprecationWarning", code);
+      if (!(p && p.noDeprecation)) require("internal/errors").emitWarning(msg, "DeprecationWarning", code);
     }
     return new.target ? Reflect.construct(fn, args, new.target) : Reflect.apply(fn, this, args);
   }

@@ -1,0 +1,3 @@
+// Node's util/types: util.types.
+"use strict";
+module.exports = require("util").types;
