@@ -161,6 +161,7 @@ cells that are not numbers sort before all numbers.`,
 		{"-N", "--numeric", "", "Compare cells as numbers."},
 		{"-R", "--reverse", "", "Descending order."},
 		{"-u", "--uniq", "", "Drop rows equal (on the selection) to the previous one."},
+		{"-c", "--count", "<name>", "With -u: add a column counting each kept row's duplicates."},
 		{"", "--check", "", "Only check whether the input is sorted (status 1 if not)."},
 	},
 	run: func(c *call) error {
@@ -173,7 +174,7 @@ cells that are not numbers sort before all numbers.`,
 			return err
 		}
 		numeric, reverse := c.has("numeric"), c.has("reverse")
-		cmp := func(a, b []string) int {
+		order := func(a, b []string) int {
 			for _, i := range idx {
 				var r int
 				if numeric {
@@ -192,23 +193,45 @@ cells that are not numbers sort before all numbers.`,
 		}
 		if c.has("check") {
 			for i := 1; i < len(rows); i++ {
-				if cmp(rows[i-1], rows[i]) > 0 {
-					return fmt.Errorf("not sorted: row %d comes before row %d", i-1, i)
+				if order(rows[i-1], rows[i]) > 0 {
+					return fmt.Errorf("file is not sorted! (row %d comes before row %d)", i-1, i)
 				}
 			}
-			return nil
-		}
-		slices.SortStableFunc(rows, cmp)
-		if err := c.writeHeaders(cr.Headers()); err != nil {
+			_, err := c.out.w.WriteString("file is correctly sorted!\n")
 			return err
 		}
-		for i, rec := range rows {
-			if c.has("uniq") && i > 0 && cmp(rows[i-1], rec) == 0 {
-				continue
+		countCol := c.str("count", "")
+		uniq := c.has("uniq")
+		if countCol != "" && !uniq {
+			return usagef("--count can only be used with --uniq")
+		}
+		slices.SortStableFunc(rows, order)
+		h := cr.Headers()
+		if countCol != "" {
+			h = append(h[:len(h):len(h)], countCol)
+		}
+		if err := c.writeHeaders(h); err != nil {
+			return err
+		}
+		// -u keeps the first of each run of rows whose selected cells are
+		// equal as strings (as xan does, even with -N).
+		same := func(a, b []string) bool { return slices.Equal(pick(a, idx), pick(b, idx)) }
+		for i := 0; i < len(rows); {
+			j := i + 1
+			for uniq && j < len(rows) && same(rows[i], rows[j]) {
+				j++
+			}
+			rec := rows[i]
+			if countCol != "" {
+				rec = append(rec[:len(rec):len(rec)], strconv.Itoa(j-i))
+			}
+			if !uniq {
+				j = i + 1
 			}
 			if err := c.out.Write(rec); err != nil {
 				return err
 			}
+			i = j
 		}
 		return nil
 	},
@@ -242,7 +265,7 @@ var frequencyCmd = &subcommand{
 	usage:   []string{"frequency [options] [<input>]"},
 	about: `
 For each selected column, the most frequent values by descending count
-(ties in order of first appearance). Empty cells count as <empty>; values
+(ties in byte order of the value, as xan). Empty cells count as <empty>; values
 beyond the limit are summed in a <rest> row. With -n, field is the column
 index.`,
 	flags: []flagDef{
@@ -303,7 +326,9 @@ index.`,
 		for k, i := range idx {
 			ct := counters[k]
 			vals := ct.order
-			slices.SortStableFunc(vals, func(a, b string) int { return ct.counts[b] - ct.counts[a] })
+			slices.SortFunc(vals, func(a, b string) int {
+				return cmp.Or(cmp.Compare(ct.counts[b], ct.counts[a]), strings.Compare(a, b))
+			})
 			rest := 0
 			if limit > 0 && len(vals) > limit {
 				for _, v := range vals[limit:] {
