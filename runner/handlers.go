@@ -54,6 +54,11 @@ func (st *runState) call(ctx context.Context, args []string) ([]string, error) {
 		return echoBuiltin(interp.HandlerCtx(ctx), args), nil
 	case "help":
 		return st.help(interp.HandlerCtx(ctx), args), nil
+	case "history":
+		// mvdan/sh's history builtin knows no history; the runner's command
+		// answers from the workspace's revision log (Config.History).
+		hc := interp.HandlerCtx(ctx)
+		return statusArgs(st.execCommand(ctx, args, strings.NewReader(""), hc.Stdout, hc.Stderr, agentEnviron(hc), hc.Dir)), nil
 	case "alias", "unalias":
 		return st.aliasStatus(ctx, args), nil
 	case "type":
@@ -301,8 +306,7 @@ func (st *runState) exec(ctx context.Context, args []string) error {
 
 // notYet are commands the runner will offer but has no implementation
 // for yet: they answer so, never with a host binary.
-var notYet = []string{"expr", "file",
-	"hostname", "whoami", "install", "truncate", "mktemp"}
+var notYet = []string{"file"}
 
 func (st *runState) execCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, environ []string, dir string) int {
 	if ctx.Err() != nil {

@@ -18,7 +18,8 @@ const tempChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345678
 
 // runMktemp creates a file (0600) or, with -d, a folder (0700) with a
 // unique name and prints it. Without a template it is tmp.XXXXXXXXXX in
-// $TMPDIR or /tmp, the command's own scratch folder.
+// $TMPDIR (when that is a folder of the view) or /tmp, the command's own
+// scratch folder.
 func runMktemp(_ context.Context, env *command.Env) int {
 	var dir, dryRun, quiet, inTmp, tmpdirSet bool
 	var tmpdir, suffix string
@@ -66,7 +67,12 @@ func runMktemp(_ context.Context, env *command.Env) int {
 	if tmpdirSet || inTmp {
 		base := tmpdir
 		if base == "" {
-			base = env.Getenv("TMPDIR")
+			// A $TMPDIR the agent set counts when it is a folder of the view.
+			if d := env.Getenv("TMPDIR"); d != "" {
+				if fi, err := env.FS.Stat(d); err == nil && fi.IsDir() {
+					base = d
+				}
+			}
 		}
 		if base == "" {
 			base = "/tmp"

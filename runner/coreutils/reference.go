@@ -19,6 +19,10 @@ func referenceCommands() []command.Spec {
 		{Name: "install", Summary: "copy files and set their mode (0755 unless -m), or make directories with -d", Func: runInstall, Flags: flagNames(installOptions(&installFlags{}))},
 		{Name: "truncate", Summary: "shrink or extend files to a size (-s [+-<>/%]SIZE[KMG…]) or another file's (-r)", Func: runTruncate, Flags: []string{"-c, --no-create", "-o, --io-blocks", "-r, --reference RFILE", "-s, --size [+-<>/%]SIZE"}},
 		{Name: "mktemp", Summary: "create a unique temporary file or directory (in /tmp by default) and print its name", Func: runMktemp, Flags: []string{"-d, --directory", "-u, --dry-run", "-q, --quiet", "-t", "-p DIR, --tmpdir[=DIR]", "--suffix SUFF", "TEMPLATE (ending in XXX)"}},
+		{Name: "hostname", Summary: "print the host name, always wsfs (-i: 127.0.0.1); setting it is refused", Func: runHostname, Flags: []string{"-s, --short", "-f, --fqdn", "-A, --all-fqdns", "-d, --domain", "-i, --ip-address", "-I, --all-ip-addresses"}},
+		{Name: "whoami", Summary: "print the user name, always agent", Func: runWhoami},
+		{Name: "clear", Summary: "clear the terminal screen (prints the xterm sequence; nothing for TERM=dumb)", Func: runClear, Flags: []string{"-x", "-T TERM"}},
+		{Name: "history", Summary: "list the workspace's recent commands (from its revision log), numbered", Func: runHistory, Flags: []string{"N"}},
 		{Name: "echo", Summary: "display a line of text (GNU's, when run as a command; the shell's echo is bash's)", Func: runEcho, Flags: []string{"-n", "-e", "-E"}},
 	}
 }

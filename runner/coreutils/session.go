@@ -1,0 +1,123 @@
+package coreutils
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/printfmt"
+)
+
+// The fixed answers of the session commands: the agent's view has no
+// host, user or terminal of its own, so these never reveal the worker's.
+const (
+	fixedHostname = "wsfs"
+	fixedUser     = "agent"
+	// clearScreen is what ncurses' clear prints for xterm-like terminals:
+	// home, erase the screen, erase the scrollback (E3).
+	clearScreen     = "\x1b[H\x1b[2J"
+	clearScrollback = "\x1b[3J"
+)
+
+// runHostname prints "wsfs" (-s, -f, --fqdn alike; -d an empty domain,
+// -i and -I 127.0.0.1); setting the name is refused.
+func runHostname(_ context.Context, env *command.Env) int {
+	answer := fixedHostname
+	c := cmdline{env: env, usage: "hostname [-s|-f|-d|-i|-I]", opts: []option{
+		act("s", "short", func() { answer = fixedHostname }),
+		act("f", "fqdn", func() { answer = fixedHostname }),
+		act("A", "all-fqdns", func() { answer = fixedHostname }),
+		act("d", "domain", func() { answer = "" }),
+		act("i", "ip-address", func() { answer = "127.0.0.1" }),
+		act("I", "all-ip-addresses", func() { answer = "127.0.0.1" }),
+	}}
+	args, code, ok := c.parse()
+	if !ok {
+		return code
+	}
+	if len(args) > 0 {
+		env.Errorf("you must be root to change the host name")
+		return 1
+	}
+	fmt.Fprintln(env.Stdout, answer)
+	return 0
+}
+
+// runWhoami prints "agent", the owner every file shows.
+func runWhoami(_ context.Context, env *command.Env) int {
+	c := cmdline{env: env, usage: "whoami [OPTION]..."}
+	args, code, ok := c.parse()
+	if !ok {
+		return code
+	}
+	if len(args) > 0 {
+		return usageFail(env, 1, "extra operand "+printfmt.LocaleQuote(args[0]))
+	}
+	fmt.Fprintln(env.Stdout, fixedUser)
+	return 0
+}
+
+// runClear prints the xterm clear sequence whatever TERM says (the agent
+// has no terminal to ask), except for TERM=dumb, which cannot clear.
+func runClear(_ context.Context, env *command.Env) int {
+	keepScrollback := false
+	term := env.Getenv("TERM")
+	c := cmdline{env: env, usage: "clear [-x] [-T TERM]", opts: []option{
+		flag("x", "", &keepScrollback),
+		valued("T", "", func(v string) error { term = v; return nil }),
+		act("V", "", func() {}),
+	}}
+	args, code, ok := c.parse()
+	if !ok {
+		return code
+	}
+	if len(args) > 0 {
+		return usageFail(env, 1, "extra operand "+printfmt.LocaleQuote(args[0]))
+	}
+	if term == "dumb" {
+		return 0
+	}
+	seq := clearScreen
+	if !keepScrollback {
+		seq += clearScrollback
+	}
+	fmt.Fprint(env.Stdout, seq)
+	return 0
+}
+
+// runHistory prints the workspace's recent commands (Env.History, from
+// its revision log: commands that changed files or the cwd, and this
+// one) numbered as bash numbers them; `history N` prints the last N.
+func runHistory(_ context.Context, env *command.Env) int {
+	args := env.Args[1:]
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-" {
+		fmt.Fprintf(env.Stderr, "bash: history: %s: invalid option\nhistory: usage: history [n]\n", args[0])
+		return 2
+	}
+	if len(args) > 1 {
+		fmt.Fprintf(env.Stderr, "bash: history: too many arguments\n")
+		return 1
+	}
+	lines := env.History
+	if len(args) == 1 {
+		n, err := strconv.Atoi(args[0])
+		if err != nil || n < 0 {
+			fmt.Fprintf(env.Stderr, "bash: history: %s: numeric argument required\n", args[0])
+			return 1
+		}
+		if n < len(lines) {
+			lines = lines[len(lines)-n:]
+		}
+	}
+	first := len(env.History) - len(lines) + 1
+	o := newOut(env)
+	for i, l := range lines {
+		fmt.Fprintf(o, "%5d  %s\n", first+i, l)
+	}
+	return o.finish(env, 0)
+}
