@@ -1,0 +1,10 @@
+const qs = require('node:querystring');
+const { inspect } = require('util');
+const p = (v) => console.log(inspect(v));
+p(qs.parse('a=1&b=2&a=3&c&d=&=e&f=x%20y+z&g=%E2%82%AC&h=%ZZ&i=%E2%82'));
+p(qs.parse('a:1;b:2', ';', ':'));
+p(qs.parse('a=1&b=2&c=3', null, null, { maxKeys: 2 }));
+p(qs.parse(''));
+console.log(qs.stringify({ a: 1, b: [2, 'x y'], c: '€', d: true, e: null, f: undefined, g: {}, h: NaN, 'k&': "it's (ok)*" }));
+console.log(qs.stringify({ a: 1, b: 2 }, ';', ':'), qs.stringify('x'), qs.stringify({ w: 'a b' }, null, null, { encodeURIComponent: (s) => s.toUpperCase() }));
+console.log(qs.escape('a b&c/d'), qs.unescape('a%20b%zz'), qs.decode === qs.parse, qs.encode === qs.stringify);
