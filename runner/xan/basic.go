@@ -38,7 +38,7 @@ var headersCmd = &subcommand{
 }
 
 var countCmd = &subcommand{
-	name:    "count",
+	name: "count", aliases: []string{"c"},
 	summary: "Print the number of records (the header row excluded)",
 	usage:   []string{"count [options] [<input>]"},
 	flags:   []flagDef{{"-c", "--check-alignment", "", "Fail on rows whose field count differs from the first row's."}},

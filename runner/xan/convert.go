@@ -277,7 +277,7 @@ func (c *call) toMarkdown(name string) error {
 	line := func(cells []string) {
 		c.out.w.WriteString("|")
 		for i, v := range cells {
-			c.out.w.WriteString(" " + v + strings.Repeat(" ", widths[i]-displayWidth(v)) + " |")
+			c.out.w.WriteString(" " + pad(v, widths[i]) + " |")
 		}
 		c.out.w.WriteString("\n")
 	}

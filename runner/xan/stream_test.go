@@ -74,6 +74,7 @@ func TestStopsReading(t *testing.T) {
 		{"search", "-l", "2", "-s", "text", "number 7"},
 		{"filter", "-l", "2", "id > 100"},
 		{"flatten", "-l", "1"},
+		{"view", "-l", "3"},
 	} {
 		src := &rowSource{limit: 8 << 20}
 		var out, errb bytes.Buffer
@@ -81,7 +82,7 @@ func TestStopsReading(t *testing.T) {
 		if code != 0 || src.read >= src.limit {
 			t.Errorf("xan %q: code %d, read %d bytes, stderr %q", args, code, src.read, errb.String())
 		}
-		if lines := strings.Count(out.String(), "\n"); lines < 3 || lines > 8 {
+		if lines := strings.Count(out.String(), "\n"); lines < 3 || lines > 10 {
 			t.Errorf("xan %q: output %q", args, out.String())
 		}
 	}

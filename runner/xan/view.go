@@ -67,12 +67,9 @@ func truncate(s string, w int) string {
 	return b.String() + "…"
 }
 
-func pad(s string, w int, right bool) string {
-	gap := strings.Repeat(" ", max(w-displayWidth(s), 0))
-	if right {
-		return gap + s
-	}
-	return s + gap
+// pad fills s with spaces to w display cells.
+func pad(s string, w int) string {
+	return s + strings.Repeat(" ", max(w-displayWidth(s), 0))
 }
 
 var viewCmd = &subcommand{
@@ -80,9 +77,9 @@ var viewCmd = &subcommand{
 	summary: "Show CSV as an aligned table for reading",
 	usage:   []string{"view [options] [<input>]"},
 	about: `
-Prints the first rows (100 by default) as a box-drawn table with a row
-index; numbers are right-aligned; cells longer than 40 columns are cut
-with … (-e shows them whole); newlines in cells show as ⏎.`,
+Prints the first rows (100 by default; the rest is not read) as a
+box-drawn table with a row index. Cells longer than 40 columns are cut
+with … (-e shows them whole), empty ones show as <empty>, newlines as ⏎.`,
 	flags: []flagDef{
 		{"-s", "--select", "<arg>", "Columns to show."},
 		{"-t", "--theme", "<name>", "table (default) or borderless (also compact, slim…)."},
@@ -102,13 +99,16 @@ with … (-e shows them whole); newlines in cells show as ⏎.`,
 		if cr == nil {
 			return err
 		}
+		// Like xan, read only what is shown (and one row more, to know
+		// whether there is more).
 		var rows [][]string
-		total := 0
-		if err := each(cr, func(rec []string) error {
-			total++
-			if limit == 0 || len(rows) < limit {
-				rows = append(rows, pick(rec, idx))
+		more := false
+		if err := eachUntil(cr, func(rec []string) error {
+			if limit > 0 && len(rows) == limit {
+				more = true
+				return errStop
 			}
+			rows = append(rows, pick(rec, idx))
 			return nil
 		}); err != nil {
 			return err
@@ -122,25 +122,22 @@ with … (-e shows them whole); newlines in cells show as ⏎.`,
 			}
 		}
 		if !c.has("hide-info") {
-			fmt.Fprintf(c.out.w, "Displaying %d col%s from %d row%s of %s\n", len(idx), plural(len(idx)), total, plural(total), cr.name)
+			first := ""
+			if more {
+				first = " first"
+			}
+			fmt.Fprintf(c.out.w, "Displaying %d col%s from %d%s rows of %s\n", len(idx), plural(len(idx)), len(rows), first, cr.name)
 		}
 		maxCell := 40
 		if c.has("expand") {
 			maxCell = 1 << 30
 		}
-		numeric := make([]bool, len(headers))
-		for j := range headers {
-			numeric[j] = len(rows) > 0
-			for _, r := range rows {
-				if _, ok := parseNumber(r[j]); !ok && r[j] != "" {
-					numeric[j] = false
-					break
-				}
-			}
-		}
 		cells := func(r []string) []string {
 			out := make([]string, len(r))
 			for j, v := range r {
+				if v == "" {
+					v = "<empty>"
+				}
 				out[j] = truncate(cleanCell(v), maxCell)
 			}
 			return out
@@ -149,6 +146,13 @@ with … (-e shows them whole); newlines in cells show as ⏎.`,
 		all := [][]string{cells(headers)}
 		for _, r := range rows {
 			all = append(all, cells(r))
+		}
+		if more {
+			ellipsis := make([]string, len(headers))
+			for j := range ellipsis {
+				ellipsis[j] = "…"
+			}
+			all = append(all, ellipsis)
 		}
 		widths := make([]int, len(headers))
 		for _, r := range all {
@@ -171,7 +175,7 @@ with … (-e shows them whole); newlines in cells show as ⏎.`,
 			}
 			w.WriteString(r + "\n")
 		}
-		line := func(r []string, head bool) {
+		line := func(r []string) {
 			for j, v := range r {
 				switch {
 				case borderless && j > 0:
@@ -179,7 +183,7 @@ with … (-e shows them whole); newlines in cells show as ⏎.`,
 				case !borderless:
 					w.WriteString("│ ")
 				}
-				cell := pad(v, widths[j], numeric[j] && !head)
+				cell := pad(v, widths[j])
 				if borderless && j == len(r)-1 {
 					cell = strings.TrimRight(cell, " ")
 				}
@@ -195,14 +199,11 @@ with … (-e shows them whole); newlines in cells show as ⏎.`,
 		}
 		rule("┌", "┬", "┐")
 		if !hideHeaders {
-			line(all[0], true)
+			line(all[0])
 			rule("├", "┼", "┤")
 		}
 		for _, r := range all[1:] {
-			line(r, false)
-		}
-		if len(rows) < total {
-			fmt.Fprintf(w, "… %d more row%s (xan view -A shows all)\n", total-len(rows), plural(total-len(rows)))
+			line(r)
 		}
 		rule("└", "┴", "┘")
 		return nil
@@ -223,7 +224,7 @@ var flattenCmd = &subcommand{
 	flags: []flagDef{
 		{"-s", "--select", "<arg>", "Columns to show."},
 		{"-l", "--limit", "<n>", "Records to show (default all)."},
-		{"-c", "--condense", "", "Cut long values with … instead of showing them whole."},
+		{"-c", "--condense", "", "Cut long values with … to fit 80 columns instead of showing them whole."},
 		{"", "--csv", "", "Write row,field,value CSV instead (unpivot)."},
 		{"", "--row-separator", "<sep>", "Separate records by this line instead of a Row n° header."},
 	},
@@ -271,17 +272,19 @@ var flattenCmd = &subcommand{
 				if i > 0 {
 					w.WriteString("\n")
 				}
-				title := fmt.Sprintf("Row n°%d", i)
-				w.WriteString(title + "\n" + strings.Repeat("─", max(keyWidth+2+20, displayWidth(title))) + "\n")
+				fmt.Fprintf(w, "Row n°%d\n%s\n", i, strings.Repeat("─", 79))
 			}
 			for j, v := range vals {
-				k := pad(cleanCell(headers[j]), keyWidth, false)
-				if c.has("condense") {
-					v = truncate(cleanCell(v), 60)
-				} else {
-					v = strings.ReplaceAll(v, "\n", "\n"+strings.Repeat(" ", keyWidth+2))
+				k := pad(cleanCell(headers[j]), keyWidth)
+				switch {
+				case v == "":
+					v = "<empty>"
+				case c.has("condense"):
+					v = truncate(cleanCell(v), max(79-keyWidth-1, 10))
+				default:
+					v = strings.ReplaceAll(v, "\n", "\n"+strings.Repeat(" ", keyWidth+1))
 				}
-				w.WriteString(strings.TrimRight(k+"  "+v, " ") + "\n")
+				w.WriteString(k + " " + v + "\n")
 			}
 			return nil
 		})

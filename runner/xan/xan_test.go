@@ -203,18 +203,22 @@ func TestXan(t *testing.T) {
 		{name: "from txt", args: "from -c word lines.txt", out: "word\none\ntwo\nthree\n"},
 		// view, flatten
 		{name: "view", args: "view p.csv", out: "Displaying 3 cols from 3 rows of p.csv\n" +
-			"┌───┬──────┬─────┬──────────┐\n" +
-			"│ - │ name │ age │ city     │\n" +
-			"├───┼──────┼─────┼──────────┤\n" +
-			"│ 0 │ John │  12 │ Paris    │\n" +
-			"│ 1 │ Lucy │  15 │ Lyon, FR │\n" +
-			"│ 2 │ Ann  │     │ Nice     │\n" +
-			"└───┴──────┴─────┴──────────┘\n"},
-		{name: "view borderless limited", args: "view -t borderless -I -M -l 1 l.csv", out: "id  name\n 1  ann\n… 2 more rows (xan view -A shows all)\n"},
+			"┌───┬──────┬─────────┬──────────┐\n" +
+			"│ - │ name │ age     │ city     │\n" +
+			"├───┼──────┼─────────┼──────────┤\n" +
+			"│ 0 │ John │ 12      │ Paris    │\n" +
+			"│ 1 │ Lucy │ 15      │ Lyon, FR │\n" +
+			"│ 2 │ Ann  │ <empty> │ Nice     │\n" +
+			"└───┴──────┴─────────┴──────────┘\n"},
+		{name: "view limited", args: "v -l 1 -s name l.csv", out: "Displaying 1 col from 1 first rows of l.csv\n" +
+			"┌───┬──────┐\n│ - │ name │\n├───┼──────┤\n│ 0 │ ann  │\n│ … │ …    │\n└───┴──────┘\n"},
+		{name: "view borderless", args: "view -t borderless -I -M l.csv", out: "id  name\n1   ann\n2   bob\n3   cid\n"},
 		{name: "view newline and wide", stdin: "a\n\"x\ny\"\n日本\n", args: "view -M -I", out: "┌──────┐\n│ a    │\n├──────┤\n│ x⏎y  │\n│ 日本 │\n└──────┘\n"},
-		{name: "flatten", args: "flatten -l 1 l.csv", out: "Row n°0\n──────────────────────────\nid    1\nname  ann\n"},
+		{name: "view cuts long cells", stdin: "a\n" + strings.Repeat("x", 50) + "\n", args: "view -M -I -H", out: "┌──────────────────────────────────────────┐\n│ " + strings.Repeat("x", 39) + "… │\n└──────────────────────────────────────────┘\n"},
+		{name: "flatten", args: "flatten -l 1 l.csv", out: "Row n°0\n" + strings.Repeat("─", 79) + "\nid   1\nname ann\n"},
+		{name: "flatten empty and multiline", stdin: "k,long\n,\"a\nb\"\n", args: "flatten --row-separator=", out: "k    <empty>\nlong a\n     b\n"},
 		{name: "flatten csv", args: "flatten --csv -s name l.csv", out: "row,field,value\n0,name,ann\n1,name,bob\n2,name,cid\n"},
-		{name: "flatten separator", args: "f --row-separator --- -s name l.csv", out: "name  ann\n---\nname  bob\n---\nname  cid\n"},
+		{name: "flatten separator", args: "f --row-separator --- -s name l.csv", out: "name ann\n---\nname bob\n---\nname cid\n"},
 		// cat
 		{name: "cat rows", args: "cat rows l.csv l.csv", out: "id,name\n1,ann\n2,bob\n3,cid\n1,ann\n2,bob\n3,cid\n"},
 		{name: "cat rows source", args: "cat rows -S src l.csv sub/x.csv", code: 1, err: "sub/x.csv has 1 columns but l.csv has 2"},
