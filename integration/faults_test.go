@@ -44,11 +44,9 @@ func TestFaultKillServerMidCommand(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t, Local)
 	const ws = "acme/kill-cmd"
-	e.MustWsfs("create", ws)
-	srv := e.Start("--quiet", "1h")
-	mustCommit(t, e, ws, "echo one > one.txt", 2)
+	srv := startWithOneFile(t, e, ws)
 
-	p := startRun(e, ws, "echo partial > two.txt; sleep 5; echo after > three.txt")
+	p := startRun(e, ws, "echo partial > two.txt; sleep 10; echo after > three.txt")
 	waitFor(t, "two.txt on the mount", func() bool {
 		_, err := os.Stat(filepath.Join(e.WorkspaceDir(ws), "two.txt"))
 		return err == nil
@@ -90,9 +88,7 @@ func TestFaultKillServerMidCommit(t *testing.T) {
 	t.Parallel()
 	e, proxy := proxiedEnv(t, s3test.Start(t))
 	const ws = "acme/kill-commit"
-	e.MustWsfs("create", ws)
-	srv := e.Start("--quiet", "1h")
-	mustCommit(t, e, ws, "echo one > one.txt", 2)
+	srv := startWithOneFile(t, e, ws)
 
 	held, release := proxy.arm(func(body []byte) bool { return bytes.HasPrefix(body, []byte("wsfs-rev1\n")) })
 	p := startRun(e, ws, "echo two > two.txt")
@@ -132,9 +128,7 @@ func TestFaultMinioStoppedMidCommit(t *testing.T) {
 	minioSrv := s3test.StartOwn(t)
 	e, proxy := proxiedEnv(t, minioSrv)
 	const ws = "acme/minio-down"
-	e.MustWsfs("create", ws)
-	srv := e.Start("--quiet", "1h")
-	mustCommit(t, e, ws, "echo one > one.txt", 2)
+	srv := startWithOneFile(t, e, ws)
 
 	held, release := proxy.arm(func(body []byte) bool { return string(body) == "two\n" })
 	p := startRun(e, ws, "echo two > two.txt")
@@ -279,6 +273,16 @@ func TestFaultCorruptBlob(t *testing.T) {
 	}
 }
 
+// startWithOneFile creates ws, starts a server that commits only after
+// commands (and at its stop), and commits one.txt as revision 2.
+func startWithOneFile(t *testing.T, e *Env, ws string) *Server {
+	t.Helper()
+	e.MustWsfs("create", ws)
+	srv := e.Start("--quiet", "1h")
+	mustCommit(t, e, ws, "echo one > one.txt", 2)
+	return srv
+}
+
 // mustCommit runs script and fails unless it exits 0 and commits revision
 // want (0: any new revision).
 func mustCommit(t *testing.T, e *Env, ws, script string, want uint64) RunResult {
@@ -333,7 +337,7 @@ func assertCommittedMatchesMount(t *testing.T, e *Env, ws, name string) {
 // fsckReport is `wsfs fsck --json`'s report and exit code.
 type fsckReport struct {
 	Problems []fsckProblem `json:"problems"`
-	Orphans []struct {
+	Orphans  []struct {
 		Digest string `json:"digest"`
 	} `json:"orphans"`
 	code int
