@@ -8,6 +8,7 @@ require (
 	github.com/andybalholm/cascadia v1.3.4
 	github.com/evanw/esbuild v0.28.2
 	github.com/fastschema/qjs v0.0.6
+	github.com/gabriel-vasile/mimetype v1.4.16
 	github.com/hanwen/go-fuse/v2 v2.12.1
 	github.com/itchyny/gojq v0.12.20
 	github.com/landlock-lsm/go-landlock v0.11.2

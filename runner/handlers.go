@@ -306,7 +306,7 @@ func (st *runState) exec(ctx context.Context, args []string) error {
 
 // notYet are commands the runner will offer but has no implementation
 // for yet: they answer so, never with a host binary.
-var notYet = []string{"file"}
+var notYet []string
 
 func (st *runState) execCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, environ []string, dir string) int {
 	if ctx.Err() != nil {

@@ -1,7 +1,9 @@
 // Package coreutils holds the runner's file tools, archives and small
 // commands (ls cat cp mv rm mkdir rmdir touch ln find stat du tree readlink
 // realpath basename dirname chmod tar gzip gunzip zcat date sleep env
-// printenv which true false timeout time), written in Go over
+// printenv which true false timeout time, and in reference.go install
+// truncate mktemp expr file hostname whoami clear history, and printf
+// echo test [ as GNU runs them as commands), written in Go over
 // command.Env: every file access goes through Env.FS, the agent's confined
 // view, and sub-commands run through Env.Exec, never as host programs.
 // Output and flags follow GNU coreutils (C.UTF-8 locale, stdout not a tty).
@@ -13,7 +15,9 @@
 //     folder of the view: the runner has no PATH) and exits 1 for others;
 //   - stat's birth time is "-" (%W is 0): the FS does not expose statx;
 //   - `time` prints bash's real/user/sys lines; user and sys are the worker
-//     process's, which runs one command at a time.
+//     process's, which runs one command at a time;
+//   - `hostname` is "wsfs" and `whoami` "agent"; `clear` prints the xterm
+//     sequence (nothing for TERM=dumb); `history` lists Env.History.
 //
 // Not supported, with a clear error: find -execdir/-ok, tar -j/-J, env -C,
 // date -s. rm -i and cp -i do not prompt (there is no terminal). The times

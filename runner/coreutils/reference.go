@@ -23,6 +23,7 @@ func referenceCommands() []command.Spec {
 		{Name: "whoami", Summary: "print the user name, always agent", Func: runWhoami},
 		{Name: "clear", Summary: "clear the terminal screen (prints the xterm sequence; nothing for TERM=dumb)", Func: runClear, Flags: []string{"-x", "-T TERM"}},
 		{Name: "history", Summary: "list the workspace's recent commands (from its revision log), numbered", Func: runHistory, Flags: []string{"N"}},
+		{Name: "file", Summary: "determine file type from content (text encoding, scripts, JSON, images, archives …)", Func: runFile, Flags: flagNames(fileOptions(&fileFlags{}))},
 		{Name: "echo", Summary: "display a line of text (GNU's, when run as a command; the shell's echo is bash's)", Func: runEcho, Flags: []string{"-n", "-e", "-E"}},
 	}
 }

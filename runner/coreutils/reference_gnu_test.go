@@ -180,3 +180,30 @@ func TestGNUMktemp(t *testing.T) {
 	}
 	checkGNUStderr(t, cases)
 }
+
+// fileSetup makes one file of each kind the file command describes.
+const fileKindsSetup = `printf 'hello\n' > a.txt; : > empty; mkdir d; ln -s a.txt l; ln -s nope dl; printf '{"a":1}\n' > j.json
+printf 'héllo\n' > u.txt; printf '#!/bin/bash\necho hi\n' > s.sh; printf '#!/usr/bin/env python3\nprint(1)\n' > p.py
+printf 'a,b\n1,2\n' > c.csv; printf '<html><body>x</body></html>\n' > h.html; printf '<?xml version="1.0"?><a/>\n' > x.xml
+printf 'a\r\nb\r\n' > crlf.txt; printf '\x00\x01\x02' > bin; printf 'hello' > nonl
+printf '\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x03\x00\x00\x00\x02\x08\x02\x00\x00\x00\x12\x16\xf1M' > i.png
+printf 'GIF89a\x02\x00\x03\x00\x00\x00\x00;' > g.gif; printf '%%PDF-1.4\n' > f.pdf; printf '# Title\n\nSome *text*.\n' > r.md
+printf '#include <stdio.h>\nint main(){}\n' > c.c; printf 'key: value\n' > y.yaml; printf 'caf\xe9\n' > latin.txt
+printf '\xef\xbb\xbfbom\n' > bom.txt; printf 'a\rb\r' > cr.txt; printf 'a\r\nb\n' > mixed.txt; printf '#!/bin/sh\n:\n' > posix.sh
+printf 'x%.0s' $(seq 400) > long.txt; printf '\x1b[1mbold\n' > esc.txt; printf '<!DOCTYPE html>\n<p>x</p>\n' > doc.html
+printf '[1, 2]\n' > arr.json; printf '{"a":\n' > bad.json; printf 'x\n' | gzip -n > n.gz; printf 'y\n' > y; gzip -9 y; touch -d '2021-01-01 00:00:00' y.gz`
+
+func TestGNUFile(t *testing.T) {
+	requireGNU(t, "file", "gzip")
+	names := "a.txt arr.json bad.json bin bom.txt c.c c.csv cr.txt crlf.txt d dl doc.html empty esc.txt f.pdf g.gif h.html i.png j.json l " +
+		"latin.txt long.txt mixed.txt nonl p.py posix.sh r.md s.sh u.txt x.xml y.yaml n.gz y.gz nope"
+	var cases []gnuCase
+	for _, a := range []string{
+		"file " + names, "file -b a.txt d", "file -L l dl", "file -N a.txt d", "file -F | a.txt bin", "file -h l",
+		"file -i a.txt u.txt j.json empty d i.png bin latin.txt l s.sh", "file --mime-type " + names, "file --mime-encoding a.txt u.txt bin latin.txt",
+		"file -bi h.html", "file", "file -L --mime-type l",
+	} {
+		cases = append(cases, gnuCase{setup: fileKindsSetup, args: shellWords(a)})
+	}
+	checkGNU(t, cases)
+}
