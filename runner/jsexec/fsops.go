@@ -313,7 +313,7 @@ func fsOp(fsys command.FS, what, name, other string, n float64) (any, error) {
 		case err != nil && flags&opForce != 0 && errors.Is(err, fs.ErrNotExist):
 			return nil, nil
 		case err != nil:
-			return nil, nodeError("rm", name, "", err)
+			return nil, nodeError("lstat", name, "", err)
 		case fi.IsDir() && flags&opRecursive == 0:
 			return nil, &nodeErr{Code: "ERR_FS_EISDIR", Errno: -int(syscall.EISDIR), Syscall: "rm", Path: name,
 				Message: "Path is a directory: rm returned EISDIR (is a directory) " + name}
@@ -422,6 +422,15 @@ func mkdir(fsys command.FS, name string, recursive bool, perm fs.FileMode) (any,
 	}
 	if first == "" {
 		return nil, nil
+	}
+	if !path.IsAbs(name) {
+		// Node answers in the caller's terms: the prefix of name that
+		// names the first folder created.
+		prefix := strings.TrimRight(name, "/")
+		for p := fsys.Abs(name); p != first; p = path.Dir(p) {
+			prefix = strings.TrimRight(prefix[:max(strings.LastIndexByte(prefix, '/'), 0)], "/")
+		}
+		return prefix, nil
 	}
 	return first, nil
 }

@@ -175,7 +175,9 @@ func (h *host) exitFn(this *qjs.This) (*qjs.Value, error) {
 	return nil, errors.New(exitMarker)
 }
 
-// load returns a workspace module's source as CommonJS.
+// load compiles a workspace module (as CommonJS) into the function the
+// prelude calls with (exports, require, module, __filename, __dirname,
+// import.meta), named by its agent path so that stacks show file:line.
 func (h *host) load(this *qjs.This) (*qjs.Value, error) {
 	name := argString(this, 0)
 	code, err := readAll(h.env.FS, name)
@@ -186,5 +188,29 @@ func (h *host) load(this *qjs.This) (*qjs.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return this.Context().NewString(src), nil
+	return evalScript(this.Context(), name, moduleWrapper+src+"\n})")
+}
+
+// moduleWrapper opens a module's function on its first line, so that line
+// numbers stay those of the module's code.
+const moduleWrapper = "(function (exports, require, module, __filename, __dirname, __wsfs_meta) {"
+
+// evalScript is qjs's Context.Eval without the strict mode it forces: Node
+// runs CommonJS code sloppy unless it says "use strict" (ES modules and
+// TypeScript come out of esbuild strict anyway).
+func evalScript(c *qjs.Context, file, code string) (*qjs.Value, error) {
+	fileV, codeV := c.NewStringHandle(file), c.NewStringHandle(code)
+	defer c.FreeJsValue(fileV.Raw())
+	defer c.FreeJsValue(codeV.Raw())
+	opts := c.Call("QJS_CreateEvalOption", codeV.Raw(), 0, 0, fileV.Raw(), qjs.JsEvalTypeGlobal)
+	v := c.Call("QJS_Eval", c.Raw(), opts.Raw())
+	if c.HasException() {
+		v.Free()
+		return nil, c.Exception()
+	}
+	if v.IsError() {
+		defer v.Free()
+		return nil, v.Exception()
+	}
+	return v, nil
 }

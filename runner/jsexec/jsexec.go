@@ -265,7 +265,7 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src, file string, 
 		return h.failure(limitCtx, err)
 	}
 	eval := func(name, code string) bool {
-		v, err := jctx.Eval(name, qjs.Code(code))
+		v, err := evalScript(jctx, name, code)
 		if err != nil {
 			status = h.failure(limitCtx, err)
 			return false
@@ -308,7 +308,7 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src, file string, 
 		}
 	}
 	// process.exitCode, as Node uses it when the script ends on its own.
-	ev, err := jctx.Eval("[js-exec exit code]", qjs.Code("__wsfs.exitCode()"))
+	ev, err := evalScript(jctx, "[js-exec exit code]", "__wsfs.exitCode()")
 	if err != nil {
 		return h.failure(limitCtx, err)
 	}

@@ -682,7 +682,7 @@
       return module.exports;
     }
     const dir = path.dirname(f);
-    const fn = (0, eval)("(function (exports, require, module, __filename, __dirname, __wsfs_meta) {" + hload(f) + "\n})");
+    const fn = hload(f);
     fn.call(module.exports, module.exports, makeRequire(dir), module, f, dir, meta(f));
     module.loaded = true;
     return module.exports;
@@ -723,10 +723,12 @@
       }
       return m;
     };
+    Object.defineProperty(require, "main", { get: () => mainModule, enumerable: true });
     require.resolve = (name) => (/^\.{0,2}\//.test(name) ? path.resolve(dir, name) : name);
     require.cache = cache;
     return require;
   }
+  let mainModule;
   const builtinRequire = makeRequire("/");
   const require = makeRequire(info.dir);
   loadBuiltin("internal/globals");
@@ -742,7 +744,7 @@
   Object.defineProperty(g, "__wsfs", {
     value: Object.freeze({
       main(fn, file, dir) {
-        const module = g.module = { exports: {}, id: ".", filename: file, loaded: false, children: [], paths: [] };
+        const module = mainModule = g.module = { exports: {}, id: ".", filename: file, loaded: false, children: [], paths: [] };
         fn.call(module.exports, module.exports, module, file, dir, meta(file)).catch((e) => H.fatal(describe(e)));
       },
       tick(id) {
