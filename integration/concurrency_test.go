@@ -17,6 +17,7 @@ import (
 // order; commands on different workspaces overlap; a restore racing a
 // command loses neither. One server for the three.
 func TestConcurrency(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t, Local)
 	srv := e.Start("--quiet", "200ms")
 	t.Run("group", func(t *testing.T) {

@@ -21,6 +21,7 @@ const anyCode = -2
 // as it was (or with exactly the changes it may make inside it), reads
 // nothing of the host, and the server serves the next command.
 func TestHostileScripts(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t, Local)
 	srv := e.Start("--quiet", "200ms")
 

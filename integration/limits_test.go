@@ -16,6 +16,7 @@ import (
 // edge, through `wsfs run` and through plain file calls on the mount, on
 // one server. Each case has its own workspace with small quotas.
 func TestLimits(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t, Local)
 	srv := e.Start("--quiet", "200ms")
 	t.Run("group", func(t *testing.T) {
