@@ -155,6 +155,25 @@ var handDiffCases = []string{
 	"x=$(wc -l < a.txt); echo $((x * 2))",
 	"echo $(( $(grep -c two a.txt) + 1 ))",
 	"v=$(cat a.txt); echo \"${v//$'\\n'/,}\"",
+	// descriptors above 2, noclobber, PIPESTATUS, the last pipeline stage
+	"exec 3< a.txt; read -u 3 x; read y <&3; echo \"$x $y\"; exec 3<&-; read -u 3 z; echo rc=$?",
+	"exec 4> o.txt; echo one >&4; echo two 1>&4; exec 4>&-; cat o.txt",
+	"while read -r -u 5 l; do echo \"<$l>\"; done 5< a.txt",
+	"f() { read -u 3 a; echo \"f:$a\"; }; f 3< nums.txt; f 3< words.txt",
+	"{ echo out; echo err >&2; } 3>&1 1>/dev/null 2>&3 | tr a-z A-Z",
+	"exec {fd}< a.txt; read -u $fd l; echo \"$l\"; exec {fd}<&-; [ $fd -ge 10 ] && echo ten-or-more",
+	"cat <&7; echo rc=$?",
+	"echo x >&9; echo rc=$?",
+	"read -u 3 v 3<<< 'here string'; echo $v",
+	"set -o noclobber; echo a > n.txt; echo b > n.txt; echo rc=$?; echo c >| n.txt; echo d >> n.txt; cat n.txt",
+	"set -C; echo a > n2.txt; echo b > n2.txt 2>/dev/null || echo refused; set +C; echo c > n2.txt; cat n2.txt",
+	"false | true | false; echo ${PIPESTATUS[*]} ${#PIPESTATUS[@]}",
+	"true | (exit 3) | true; echo \"${PIPESTATUS[@]}\"; set -o pipefail; true | false | true; echo $? ${PIPESTATUS[1]}",
+	"echo hi | read v; echo \"v=[$v]\"",
+	"n=0; printf '1\\n2\\n' | while read l; do n=$((n+l)); done; echo n=$n",
+	"echo x | exit 3; echo still $?",
+	"cat nosuch.txt 2>&1 | grep -c 'No such file'; cat < nosuch.txt 2>&1 | grep -c 'No such file'",
+	"echo -ne 'a\\tb\\n' | od -c | head -n 1; echo -e 'x\\cy'; echo -n; echo -- -n",
 }
 
 // knownDiffs are differences from bash that come from mvdan/sh's
@@ -162,9 +181,10 @@ var handDiffCases = []string{
 // not from the runner; they are counted, not failed.
 var knownDiffs = map[string]string{
 	"declare -A m; m[k]=v; m[j]=w; echo ${m[k]} ${#m[@]}": "mvdan/sh counts associative arrays wrong",
-	"echo $(( 1 / 0 ))":                         "mvdan/sh: division by zero does not fail the command",
-	"v='hello.world.txt'; echo \"[${v/#h/H}]\"": "mvdan/sh: anchored ${v/#p/r} unsupported",
-	"v='hello.world.txt'; echo \"[${v/%t/T}]\"": "mvdan/sh: anchored ${v/%p/r} unsupported",
+	"echo $(( 1 / 0 ))": "mvdan/sh: division by zero does not fail the command",
+	"echo 'echo \"${BASH_SOURCE-x} $#\"' > lib.sh; . ./lib.sh p q": "mvdan/sh: no BASH_SOURCE in a sourced file",
+	"v='hello.world.txt'; echo \"[${v/#h/H}]\"":                    "mvdan/sh: anchored ${v/#p/r} unsupported",
+	"v='hello.world.txt'; echo \"[${v/%t/T}]\"":                    "mvdan/sh: anchored ${v/%p/r} unsupported",
 }
 
 // generatedDiffCases enumerates arithmetic, parameter expansion and
@@ -203,6 +223,63 @@ func generatedDiffCases() []string {
 		cases = append(cases, fmt.Sprintf("printf '%s\\n' %s", f, a))
 	}
 	return cases
+}
+
+// nestedShellDiffCases run script bodies as a file by path (with each
+// shebang), through bash FILE, bash -c, sh FILE and source, with
+// arguments, and check what leaks back to the caller.
+func nestedShellDiffCases() []string {
+	bodies := []string{
+		`echo "$0|$#|$1|$2"`,
+		`echo "$@"; shift; echo "$*|$#"`,
+		`exit 3`,
+		`set -e; false; echo not-here`,
+		`false; echo "after false $?"`,
+		`x=inner; export y=exp; echo "$x|$y|${outer-unset}|$expd"`,
+		`f() { echo "f:$1"; return 4; }; f "$@"`,
+		`echo "${1:-none}"; [ $# -gt 1 ] && echo many || echo few`,
+		`cd src && ls | head -n 1`,
+		`echo err >&2; exit 2`,
+		`for a in "$@"; do printf '[%s]' "$a"; done; echo`,
+		`grep -c o a.txt; wc -l < words.txt`,
+	}
+	var cases []string
+	for _, body := range bodies {
+		for _, run := range []string{
+			"./s.sh a 'b c'", "bash s.sh a 'b c'", "bash -c \"$(tail -n +2 s.sh)\" name a 'b c'",
+			"sh s.sh a 'b c'", "source ./s.sh a 'b c'", "tail -n +2 s.sh | bash -s a 'b c'",
+		} {
+			for _, shebang := range []string{"#!/bin/bash", "#!/usr/bin/env bash"} {
+				if shebang != "#!/bin/bash" && !strings.HasPrefix(run, "./") {
+					continue
+				}
+				if strings.HasPrefix(run, "source") && strings.Contains(body, "exit") {
+					continue // exits the calling shell, before the leak check
+				}
+				cases = append(cases, "x=outer; here=$PWD; export expd=E; cat > s.sh <<'EOF'\n"+shebang+"\n"+body+
+					"\nEOF\nchmod +x s.sh\n"+run+"\necho \"rc=$? x=$x y=${y-unset}\"; [ \"$PWD\" = \"$here\" ] || echo moved")
+			}
+		}
+	}
+	return append(cases,
+		"echo 'echo hi' > s.sh; ./s.sh; echo rc=$?",
+		"./nope.sh; echo rc=$?",
+		"bash nope.sh; echo rc=$?",
+		"mkdir -p d; ./d; echo rc=$?",
+		"echo 'echo $1-$2' > s.sh; chmod +x s.sh; seq 4 | xargs -n 2 ./s.sh",
+		"printf 'echo in-sh\\n' | sh",
+		"bash -c 'exit 7'; echo $?",
+		"bash -ec 'false; echo no'; echo $?",
+		"bash -c 'echo \"$0 $#\"' only",
+		"f() { bash -c 'echo \"$1\"' _ \"$@\"; }; f 'a b' c",
+		"env V=1 bash -c 'echo $V'",
+		"V=2 bash -c 'echo $V'; echo ${V-unset}",
+		"echo 'echo \"${BASH_SOURCE-x} $#\"' > lib.sh; . ./lib.sh p q",
+		"mkdir -p sub; printf 'cd \"$(dirname \"${BASH_SOURCE[0]}\")\"; echo ${PWD##*/} ${#BASH_SOURCE[@]}\\n' > sub/s.sh; chmod +x sub/s.sh; ./sub/s.sh; bash sub/s.sh",
+		"echo 'exit 5' > e.sh; chmod +x e.sh; ./e.sh || echo failed $?",
+		"set -e; printf '#!/bin/bash\\nexit 1\\n' > f.sh; chmod +x f.sh; ./f.sh; echo not-here",
+		"printf '#!/bin/sh\\necho \"$0 $1\"\\n' > p.sh; chmod +x p.sh; ./p.sh one; sh ./p.sh two",
+	)
 }
 
 // bashPath returns GNU bash, or skips (fails under CI) without it.
@@ -253,6 +330,7 @@ func runBash(t *testing.T, bash, script string) (r bashResult) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bash, "-c", script)
+	cmd.Args[0] = "bash" // $0, as the runner gives it
 	cmd.Dir = bdir
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "HOME=/workspace"}
 	var bout, berr bytes.Buffer
@@ -275,6 +353,7 @@ func runBash(t *testing.T, bash, script string) (r bashResult) {
 func TestDifferentialAgainstBash(t *testing.T) {
 	bash := bashPath(t)
 	cases := append(append(append([]string(nil), handDiffCases...), printfDiffCases...), generatedDiffCases()...)
+	cases = append(cases, nestedShellDiffCases()...)
 	table := DefaultCommands()
 	// bash runs in parallel first (its processes dominate the time).
 	results := make([]bashResult, len(cases))

@@ -48,6 +48,12 @@ func (st *runState) call(ctx context.Context, args []string) ([]string, error) {
 			fmt.Fprintf(interp.HandlerCtx(ctx).Stderr, "wsfs: %s: %s\n", args[0], msg)
 			return statusArgs(StatusUsage), nil
 		}
+	case fdCommand:
+		return st.fdBuiltin(ctx, args), nil
+	case pipeStatusCommand:
+		return st.pipeStatusBuiltin(ctx, args), nil
+	case "set":
+		return st.setBuiltin(args), nil
 	case "printf":
 		return printfBuiltin(interp.HandlerCtx(ctx), args), nil
 	case "echo":
@@ -427,10 +433,18 @@ func (st *runState) openHandler(ctx context.Context, name string, flag int, perm
 		st.hit("open-files", fmt.Sprintf("wsfs: open file limit %d reached", st.lim.MaxOpenFiles))
 		return nil, &os.PathError{Op: "open", Path: name, Err: syscall.EMFILE}
 	}
+	if n := devFd(name); n >= 0 {
+		return st.openDevFd(hc, name, n)
+	}
+	if unmarked, ok := strings.CutPrefix(name, clobberMark); ok {
+		name = unmarked
+	} else if err := st.clobberCheck(hc.Dir, name, flag); err != nil {
+		return nil, err
+	}
 	fsys := st.fsFor(hc.Dir, hc.Stdin, hc.Stdout, hc.Stderr)
 	f, err := fsys.OpenFile(name, flag, perm)
 	if err != nil {
-		return nil, osPathError("open", name, err)
+		return nil, redirError(name, err)
 	}
 	tf := &trackedFile{File: f, st: st}
 	st.mu.Lock()
@@ -458,6 +472,7 @@ func (f *trackedFile) Close() error {
 }
 
 func (st *runState) closeAll() {
+	st.fdt.closeAll()
 	st.mu.Lock()
 	files := make([]*trackedFile, 0, len(st.open))
 	for f := range st.open {

@@ -123,6 +123,9 @@ type runState struct {
 	calls     atomic.Int64 // simple commands run, to pace the depth check
 	cancel    context.CancelCauseFunc
 	wrapFile  func(command.File) command.File // see run
+	fdt       fdTable                         // descriptors above 2
+	noclobber atomic.Bool                     // set -o noclobber
+	pipes     pipeStatuses                    // for PIPESTATUS
 	// goroutineBase is the process's goroutine count when the run began;
 	// the pipeline limit counts above it.
 	goroutineBase int

@@ -213,6 +213,17 @@ func (st *runState) runNested(ctx context.Context, inv shellInvocation, src []by
 	if code := st.runPrelude(ctx, r, inv.shell); code != 0 {
 		return code
 	}
+	if inv.file != "" {
+		// BASH_SOURCE=(FILE), for the idiom cd "$(dirname "${BASH_SOURCE[0]}")"
+		set := &syntax.Stmt{Cmd: &syntax.CallExpr{Assigns: []*syntax.Assign{{
+			Name: &syntax.Lit{Value: "BASH_SOURCE"},
+			Array: &syntax.ArrayExpr{Elems: []*syntax.ArrayElem{{
+				Value: &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: inv.file}}}}}},
+		}}}}
+		if err := r.Run(ctx, set); err != nil {
+			return st.statusOf(err, stderr)
+		}
+	}
 	return st.statusOf(r.Run(withScope(ctx, prog), prog), stderr)
 }
 
@@ -288,7 +299,7 @@ func (st *runState) runFile(ctx context.Context, args []string, stdin io.Reader,
 	if code != 0 {
 		return code
 	}
-	inv := shellInvocation{shell: "/bin/bash", name: name, params: args[1:]}
+	inv := shellInvocation{shell: "/bin/bash", name: name, file: name, params: args[1:]}
 	if line, ok := bytes.CutPrefix(firstLine(src), []byte("#!")); ok {
 		interpreter, opts, ok := shebangShell(string(line))
 		if !ok {
@@ -341,6 +352,3 @@ func interpreterAdvice(prog string) string {
 	}
 	return msg
 }
-
-// rewriteFile adapts a parsed script to what the interpreter supports.
-func rewriteFile(f *syntax.File) {}
