@@ -8,10 +8,11 @@
 //
 //	go run ./internal/benchreport -o docs/BENCH.md
 //
-// It runs `go test -run '^$' -bench … -benchtime … -v` once per group of
-// benchmarks (see sections.go), so a missing, skipped or failing benchmark
-// shows up in its table as missing, with the reason, instead of stopping
-// the report. The exit status is 1 when a benchmark or a build failed.
+// It builds each package's test binary once (`go test -c`) and runs it
+// with -test.bench … -test.benchtime … -test.v once per group of benchmarks
+// (see sections.go), so a missing, skipped or failing benchmark shows up
+// in its table as missing, with the reason, instead of stopping the
+// report. The exit status is 1 when a benchmark or a build failed.
 package main
 
 import (
@@ -24,6 +25,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -60,6 +62,11 @@ func run(outPath, only string, runTimeout time.Duration, verbose bool) error {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	br, err := newBenchRunner(runTimeout, verbose)
+	if err != nil {
+		return err
+	}
+	defer br.Close()
 	machine := DescribeMachine(ctx)
 	rs := NewResults()
 	var pkgs []string
@@ -71,7 +78,7 @@ func run(outPath, only string, runTimeout time.Duration, verbose bool) error {
 			}
 			log.Info("benchreport: running", "pkg", r.Pkg, "bench", r.Bench, "benchtime", r.Benchtime)
 			start := time.Now()
-			out, err := goTestBench(ctx, r, runTimeout, verbose)
+			out, err := br.run(ctx, r)
 			if err != nil {
 				failed = true
 				rs.RunErr[r.Pkg] = err.Error()
@@ -115,17 +122,72 @@ func WriteReport(w io.Writer, m Machine, sections []Section, rs *Results, pkgs [
 	fmt.Fprintf(w, "</details>\n")
 }
 
-// goTestBench runs one group of benchmarks and parses what it printed. The
-// error names the run and quotes the end of its output when go test failed
-// without printing any benchmark (a build failure, a timeout).
-func goTestBench(ctx context.Context, r Run, timeout time.Duration, verbose bool) (*Output, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout+30*time.Second)
+// benchRunner builds each package's test binary once (`go test -c`) and
+// runs it for every group of benchmarks of that package, as go test would:
+// in the package's folder.
+type benchRunner struct {
+	dir     string            // where the test binaries go
+	built   map[string]string // package → its test binary
+	failed  map[string]error  // package → why it did not build
+	timeout time.Duration
+	verbose bool
+}
+
+func newBenchRunner(timeout time.Duration, verbose bool) (*benchRunner, error) {
+	dir, err := os.MkdirTemp("", "wsfs-benchreport-")
+	if err != nil {
+		return nil, fmt.Errorf("benchreport: a folder for the test binaries: %w", err)
+	}
+	return &benchRunner{dir: dir, built: map[string]string{}, failed: map[string]error{}, timeout: timeout, verbose: verbose}, nil
+}
+
+func (br *benchRunner) Close() { os.RemoveAll(br.dir) }
+
+// binary returns pkg's test binary, building it the first time.
+func (br *benchRunner) binary(ctx context.Context, pkg string) (string, error) {
+	if bin, ok := br.built[pkg]; ok {
+		return bin, nil
+	}
+	if err := br.failed[pkg]; err != nil {
+		return "", err
+	}
+	bin := filepath.Join(br.dir, strings.Trim(strings.NewReplacer("/", "_", ".", "_").Replace(pkg), "_")+".test")
+	ctx, cancel := context.WithTimeout(ctx, br.timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", r.Bench, "-benchtime", r.Benchtime,
-		"-count", "1", "-v", "-timeout", timeout.String(), r.Pkg)
+	out, err := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, pkg).CombinedOutput()
+	if err == nil {
+		if _, serr := os.Stat(bin); serr != nil {
+			err = fmt.Errorf("no test binary (no test files?): %w", serr)
+		}
+	}
+	if err != nil {
+		err = fmt.Errorf("go test -c %s: %w: %s", pkg, err, failureText(string(out)))
+		br.failed[pkg] = err
+		return "", err
+	}
+	br.built[pkg] = bin
+	return bin, nil
+}
+
+// run runs one group of benchmarks and parses what it printed. The error
+// names the run and quotes what explains it when the build failed or the
+// run printed no benchmark at all (a panic, a timeout).
+func (br *benchRunner) run(ctx context.Context, r Run) (*Output, error) {
+	bin, err := br.binary(ctx, r.Pkg)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, br.timeout+30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-test.run", "^$", "-test.bench", r.Bench, "-test.benchtime", r.Benchtime,
+		"-test.count", "1", "-test.v", "-test.timeout", br.timeout.String())
+	cmd.Dir, err = filepath.Abs(r.Pkg)
+	if err != nil {
+		return nil, fmt.Errorf("benchreport: %s: %w", r.Pkg, err)
+	}
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
-	if verbose {
+	if br.verbose {
 		cmd.Stdout = io.MultiWriter(&buf, os.Stderr)
 		cmd.Stderr = cmd.Stdout
 	}
@@ -135,7 +197,7 @@ func goTestBench(ctx context.Context, r Run, timeout time.Duration, verbose bool
 		return nil, fmt.Errorf("benchreport: %s: %w", r.Pkg, err)
 	}
 	if runErr != nil && len(out.Results) == 0 && len(out.Failed) == 0 {
-		return out, fmt.Errorf("go test -bench '%s' %s: %w: %s", r.Bench, r.Pkg, runErr, failureText(buf.String()))
+		return out, fmt.Errorf("-bench '%s' %s: %w: %s", r.Bench, r.Pkg, runErr, failureText(buf.String()))
 	}
 	return out, nil
 }

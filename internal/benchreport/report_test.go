@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -210,4 +211,44 @@ func benchSelects(t *testing.T, pattern, name string) bool {
 		}
 	}
 	return true
+}
+
+// benchRunner builds a package's test binary once, runs it in the
+// package's folder, and parses results, skips and failures.
+func TestBenchRunner(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary")
+	}
+	br, err := newBenchRunner(2*time.Minute, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer br.Close()
+	ctx := context.Background()
+	const pkg = "./testdata/samplebench"
+	out, err := br.run(ctx, Run{Pkg: pkg, Bench: "^BenchmarkRun$", Benchtime: "3x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	echo, ok := out.Find("BenchmarkRun/wsfs-echo")
+	if !ok || echo.N != 3 || echo.Metrics["p50-ms"] != 0.5 {
+		t.Errorf("wsfs-echo: %+v, %v", echo, ok)
+	}
+	if _, ok := out.Find("BenchmarkRun/here"); !ok {
+		t.Errorf("the benchmark that needs the package's folder did not run: %+v", out)
+	}
+	if out.Skipped["BenchmarkRun/justbash-echo"] != "just-bash is not installed" || out.Fail {
+		t.Errorf("skipped %v, fail %v", out.Skipped, out.Fail)
+	}
+	bin := br.built[pkg]
+	out, err = br.run(ctx, Run{Pkg: pkg, Bench: "^BenchmarkBroken$", Benchtime: "1x"})
+	if err != nil || !out.Fail || out.Failed["BenchmarkBroken"] != "store: connection refused" {
+		t.Errorf("a failing benchmark: %+v, %v", out, err)
+	}
+	if br.built[pkg] != bin || len(br.built) != 1 {
+		t.Errorf("the package was built again: %v", br.built)
+	}
+	if _, err := br.run(ctx, Run{Pkg: "./testdata/nosuchpkg", Bench: ".", Benchtime: "1x"}); err == nil || !strings.Contains(err.Error(), "go test -c ./testdata/nosuchpkg") {
+		t.Errorf("a package that does not build: %v", err)
+	}
 }

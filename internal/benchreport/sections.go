@@ -79,7 +79,7 @@ func jsExec() Section {
 			"without a cache), \"from cache\" loads it from wazero's compilation cache (a new worker of a running server), " +
 			"warm reuses it (every run after the first). just-bash runs the same script through its CLI, a new node process each time.",
 		Runs: []Run{
-			{Pkg: pkg, Bench: "^BenchmarkStart$/^(cold|cache)$", Benchtime: "2x"},
+			{Pkg: pkg, Bench: "^BenchmarkStart$/^(cold|cache)$", Benchtime: "1x"},
 			{Pkg: pkg, Bench: "^BenchmarkStart$/^warm$", Benchtime: "1s"},
 			{Pkg: pkg, Bench: "^BenchmarkJustBash$", Benchtime: "3x"},
 		},
@@ -105,7 +105,7 @@ func commitScaling() Section {
 			"in a workspace of 10 files and in one of 10,000 (the design allows 2×). `BenchmarkCommitScaling` " +
 			"alternates the two so that both see the same load; `BenchmarkMountScale` starts a server over 10,000 workspaces.",
 		Runs: []Run{
-			{Pkg: "./meta", Bench: "^BenchmarkCommit(OneFile|OneFileDurable|Scaling)$", Benchtime: "1s"},
+			{Pkg: "./meta", Bench: "^BenchmarkCommit(OneFile|OneFileDurable|Scaling)$", Benchtime: "300x"},
 			{Pkg: "./cmd/wsfs-core", Bench: "^BenchmarkMountScale$", Benchtime: "1x"},
 		},
 		Comparisons: []Comparison{{Metric: "ns/op", Columns: cols, Subjects: cols[1:], Baselines: cols[:1], Cells: cells}},
