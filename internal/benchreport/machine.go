@@ -103,6 +103,20 @@ func WriteHeader(w io.Writer, m Machine) {
 		fmt.Fprintf(w, "| %s | %s |\n", r[0], r[1])
 	}
 	fmt.Fprintln(w)
+	if load := max(loadOne(m.LoadStart), loadOne(m.LoadEnd)); m.Cores > 0 && load > float64(m.Cores) {
+		fmt.Fprintf(w, "The machine was busy with other work (load average up to %.1f on %d cores): absolute times are inflated "+
+			"and noisy; the ratios, taken within one run, are the more telling figures.\n\n", load, m.Cores)
+	}
+}
+
+// loadOne returns the 1-minute figure of a LoadAverage string (0 when unknown).
+func loadOne(load string) float64 {
+	f := strings.Fields(load)
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
 }
 
 func (m Machine) cpuText() string {

@@ -149,10 +149,17 @@ func TestWriteReport(t *testing.T) {
 		"## The mount: wsfs vs go-fuse loopback vs tmpfs",
 		"| BenchmarkFS/rw256k/wsfs | 661 | 1577824 ns/op, 332.29 MB/s |",
 		"</details>\n",
+		"busy with other work (load average up to 5.2 on 2 cores)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
 		}
+	}
+	m.LoadStart, m.LoadEnd = "0.50 0.40 0.30", "1.90 1.00 0.50"
+	buf.Reset()
+	WriteHeader(&buf, m)
+	if strings.Contains(buf.String(), "busy") {
+		t.Errorf("a quiet machine called busy:\n%s", buf.String())
 	}
 }
 
