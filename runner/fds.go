@@ -104,6 +104,13 @@ func (t *fdTable) pop(group string) {
 	t.saved = t.saved[:first]
 }
 
+// size counts the entries the table holds, saved ones included.
+func (t *fdTable) size() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.fds) + len(t.saved)
+}
+
 // free returns the lowest descriptor from 10 up that is not open.
 func (t *fdTable) free() int {
 	t.mu.Lock()
@@ -161,7 +168,7 @@ func (st *runState) fdBuiltin(ctx context.Context, args []string) []string {
 			st.fdt.install(n, nil, save)
 			return statusArgs(0)
 		}
-		e, msg := st.openFd(ctx, hc, op)
+		e, msg := st.openFdLimited(ctx, hc, op)
 		if msg != "" {
 			fmt.Fprintln(hc.Stderr, msg)
 			return statusArgs(1)
@@ -173,7 +180,7 @@ func (st *runState) fdBuiltin(ctx context.Context, args []string) []string {
 		st.fdt.install(n, e, save)
 		return statusArgs(0)
 	case "var":
-		e, msg := st.openFd(ctx, hc, args[2])
+		e, msg := st.openFdLimited(ctx, hc, args[2])
 		if msg != "" {
 			fmt.Fprintln(hc.Stderr, msg)
 			return statusArgs(1)
@@ -183,6 +190,18 @@ func (st *runState) fdBuiltin(ctx context.Context, args []string) []string {
 		return builtinOutput(hc, "exec", strconv.Itoa(n), 0)
 	}
 	return statusArgs(2)
+}
+
+// openFdLimited is openFd within the limit of files the shell holds open.
+func (st *runState) openFdLimited(ctx context.Context, hc interp.HandlerContext, op string) (*fdEntry, string) {
+	st.mu.Lock()
+	n := len(st.open)
+	st.mu.Unlock()
+	if n+st.fdt.size() >= st.lim.MaxOpenFiles {
+		st.hit("open-files", fmt.Sprintf("wsfs: open file limit %d reached", st.lim.MaxOpenFiles))
+		return nil, "bash: redirection error: Too many open files"
+	}
+	return st.openFd(ctx, hc, op)
 }
 
 // openFd opens what a redirection to a descriptor names, or returns

@@ -114,6 +114,7 @@ func TestHostileScripts(t *testing.T) {
 		{"recursion through pipelines", "f(){ echo x | f; }; f", Limits{WallTime: 10 * time.Second}, 1, "limit", false},
 		{"string-doubling memory bomb", "x=aaaaaaaaaaaaaaaa; while :; do x=$x$x; done", Limits{MaxMemoryBytes: 64 << 20, WallTime: 10 * time.Second}, 1, "wsfs: memory limit 64 MiB reached", false},
 		{"fd exhaustion", "for i in $(seq 1 400); do exec 0<keep.txt; done; echo done >&2", Limits{}, 0, "wsfs: open file limit 256 reached", false},
+		{"fd exhaustion through descriptors above 2", "for i in $(seq 1 400); do exec {fd}<keep.txt; done; f() { f 3<keep.txt; }; f", Limits{}, 1, "wsfs: open file limit 256 reached", false},
 		{"files past the entry limit", "for i in $(seq 1 1100); do touch f$i; done; mkdir -p d/e/f", Limits{}, 1, "wsfs: entry limit 1000 reached", true},
 		{"entry limit through cp -r and tar", "mkdir -p src/a/b && touch src/a/b/x && for i in $(seq 1 400); do cp -r src c$i || exit; done", Limits{}, 1, "entry limit", true},
 	}
