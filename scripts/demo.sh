@@ -4,6 +4,9 @@
 # in a throwaway state folder that is removed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The freshly built binaries come first on PATH, so the steps below read
+# as a user would type them.
+export PATH=$PWD/bin:$PATH
 wsfs=$PWD/bin/wsfs
 export WSFS_HOME
 WSFS_HOME=$(mktemp -d /tmp/wsfs-demo.XXXXXX)
@@ -20,13 +23,26 @@ cleanup() {
 }
 trap cleanup EXIT
 
-step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
+# step shows a command as one would type it (arguments with spaces or
+# shell characters in single quotes), then runs it.
+step() {
+	local shown=() a
+	for a in "$@"; do
+		if [[ $a =~ ^[A-Za-z0-9_./@=:,+-]+$ ]]; then
+			shown+=("$a")
+		else
+			shown+=("'${a//\'/\'\\\'\'}'")
+		fi
+	done
+	printf '\n\033[1m$ %s\033[0m\n' "${shown[*]}"
+	"$@"
+}
 
 echo "wsfs demo — state folder $WSFS_HOME (objects in $WSFS_HOME/objects, history in $WSFS_HOME/meta.db)"
-step "$wsfs" create acme/reports
+step wsfs create acme/reports
 
 # The server: every workspace as a live folder under $mnt.
-"$wsfs" mount "$mnt" >"$WSFS_HOME/server.out" 2>"$WSFS_HOME/server.log" &
+wsfs mount "$mnt" >"$WSFS_HOME/server.out" 2>"$WSFS_HOME/server.log" &
 server=$!
 for _ in $(seq 100); do
 	grep -q '^wsfs: serving' "$WSFS_HOME/server.out" 2>/dev/null && break
@@ -38,18 +54,18 @@ cat "$WSFS_HOME/server.out"
 
 # An agent's session: each command is one revision (if it changes
 # something); the working directory carries over.
-step "$wsfs" run -w acme/reports "mkdir -p reports/empty; cd reports; printf 'name,score\nAlpha,8\nBeta,9\n' > scores.csv; cat scores.csv"
-step "$wsfs" run -w acme/reports 'pwd; cat scores.csv'
-step "$wsfs" run -w acme/reports 'mv scores.csv final.csv; echo Gamma,7 >> final.csv; sort -t, -k2 -n final.csv'
-step "$wsfs" run --json -w acme/reports 'ls -R /workspace'
+step wsfs run -w acme/reports "mkdir -p reports/empty; cd reports; printf 'name,score\nAlpha,8\nBeta,9\n' > scores.csv; cat scores.csv"
+step wsfs run -w acme/reports 'pwd; cat scores.csv'
+step wsfs run -w acme/reports 'mv scores.csv final.csv; echo Gamma,7 >> final.csv; sort -t, -k2 -n final.csv'
+step wsfs run --json -w acme/reports 'ls -R /workspace'
 step find "$mnt/acme/reports" -print
-step "$wsfs" log acme/reports
-step "$wsfs" diff acme/reports@2 acme/reports@3
-step "$wsfs" fork acme/reports@2 acme/experiment
-step "$wsfs" run -w acme/experiment 'pwd; ls'
-step "$wsfs" umount "$mnt"
+step wsfs log acme/reports
+step wsfs diff acme/reports@2 acme/reports@3
+step wsfs fork acme/reports@2 acme/experiment
+step wsfs run -w acme/experiment 'pwd; ls'
+step wsfs umount "$mnt"
 wait "$server"
 server=
-step "$wsfs" fsck
+step wsfs fsck
 echo
 echo "demo done: every revision above is kept in the history; nothing was rewritten."
