@@ -370,8 +370,9 @@ func (s *Server) setUpTurn(ctx context.Context, rm RunMount, name string, q RunS
 const maxRunHistory = 100
 
 // runHistory lists the commands of the workspace's last revisions, oldest
-// first, leaving out mount edits and wsfs verbs (they are not commands an
-// agent typed). Read-only commands make no revision, so they are absent.
+// first, leaving out the first revision (create or fork), mount edits and
+// wsfs verbs: they are not commands an agent typed. Read-only commands
+// make no revision, so they are absent.
 func (s *Server) runHistory(ctx context.Context, name string) []string {
 	revs, err := s.cfg.DB.Log(ctx, name, meta.LogOptions{Limit: maxRunHistory})
 	if err != nil {
@@ -381,7 +382,7 @@ func (s *Server) runHistory(ctx context.Context, name string) []string {
 	var out []string
 	for i := len(revs) - 1; i >= 0; i-- {
 		c := revs[i].Command
-		if c == "" || strings.HasPrefix(c, "(") || strings.HasPrefix(c, "wsfs ") {
+		if revs[i].N == 1 || c == "" || strings.HasPrefix(c, "(") || strings.HasPrefix(c, "wsfs ") {
 			continue
 		}
 		out = append(out, c)
