@@ -38,26 +38,15 @@ Empty strings, 0, null, false and [] are false.`,
 		{"-f", "--evaluate-file", "", "The expression argument is a file holding it."},
 	},
 	run: func(c *call) error {
-		if len(c.args) == 0 {
-			return usagef("missing the expression")
-		}
-		src := c.args[0]
-		if c.has("evaluate-file") {
-			raw, err := c.openRaw(src)
-			if err != nil {
-				return err
-			}
-			b, err := readLimited(raw, 1<<20)
-			if err != nil {
-				return fmt.Errorf("%s: %w", src, err)
-			}
-			src = string(b)
+		src, args, err := c.expression()
+		if err != nil {
+			return err
 		}
 		limit, err := c.num("limit", 0)
 		if err != nil {
 			return err
 		}
-		cr, err := c.input(c.args[1:])
+		cr, err := c.input(args)
 		if cr == nil {
 			return err
 		}

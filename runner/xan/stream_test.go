@@ -106,6 +106,8 @@ func TestStreams(t *testing.T) {
 		{"cat", "rows", "-"},
 		{"dedup", "-s", "id"},
 		{"flatten", "--csv"},
+		{"map", "id + 1 as next"},
+		{"groupby", "-S", "id", "count()"},
 	} {
 		out := &countingWriter{}
 		src := &rowSource{limit: 3 << 20}

@@ -3,32 +3,38 @@
 // xan's subcommand names, flags and output formats where they exist, so an
 // agent that knows xan gets what it expects.
 //
-// Subcommands: headers, count, select, search, filter, sort, frequency
-// (freq), stats, slice, head, tail, to (json, jsonl/ndjson, md, txt),
-// from (json, jsonl/ndjson, txt), view, flatten, cat rows|columns, dedup,
-// rename, behead, join, reverse, transpose. Common flags: -d DELIM (input
-// delimiter; .tsv/.tab files default to tab, .psv to |), -t/--tabs (a
-// wsfs extension, as csvkit's -t), -n/--no-headers, -o FILE, -h/--help.
+// Subcommands: headers, count, select, search, filter, map, sort,
+// frequency (freq), stats, agg, groupby, slice, head, tail, to (json,
+// jsonl/ndjson, md, txt), from (json, jsonl/ndjson, txt), view, flatten,
+// cat rows|columns, dedup, rename, behead, join, reverse, transpose.
+// Common flags: -d DELIM (input delimiter; .tsv/.tab files default to
+// tab, .psv to |), -t/--tabs (a wsfs extension, as csvkit's -t),
+// -n/--no-headers, -o FILE, -h/--help; `xan CMD --help` documents each.
 //
 // Inputs are files read through the command's confined FS, or stdin when
-// no file or "-" is given. Rows stream through every subcommand that does
-// not need the whole table (sort, tail, view, transpose, stats' nothing
-// else, to json, cat columns and join's left side hold what they must).
+// no file or "-" is given. Rows stream: only sort, reverse, transpose,
+// tail (its last rows), to md, cat columns' and join's indexed side,
+// frequency/stats -c/groupby (one entry per distinct value or group) and
+// from json hold more than a row at a time; head, slice, view, search -l
+// and filter -l stop reading once they have their rows.
 //
 // Column selections follow xan's shorthand: names, zero-based indices,
 // negative indices from the end, inclusive ranges "a:c", "!col" negation,
 // "name[n]" for the nth duplicate, "pre*" / "*suf" globs and "*" for all.
 //
-// filter evaluates a subset of xan's expression language (moonblade):
-// literals, column names, col(), arithmetic, numeric (== < …) and string
-// (eq lt …) comparisons, && || !, in / not in, regex literals and about
-// thirty functions (lower, trim, len, contains, startswith, …); anything
+// filter and map evaluate a subset of xan's expression language
+// (moonblade): literals, column names, col(), arithmetic, numeric (== < …)
+// and string (eq lt …) comparisons, && || !, in / not in, regex literals,
+// indexing and about fifty functions (lower, trim, len, contains,
+// startswith, split, fmt, …); agg and groupby take aggregation calls
+// (count, sum, mean, min, max, median, values, cardinality, …). Anything
 // else is refused with the list of what is supported.
 //
 // Deliberate differences from xan: no colours, no parallelism, no gzip;
 // stats reports dates and URLs as "string"; view and flatten draw plain
-// tables at a fixed width; malformed and ragged CSV is an error with the
-// line number (status 1), bad usage status 2 with the usage line.
+// tables (view keeps every column, cutting cells at 40 columns);
+// malformed or ragged CSV is an error naming the line (status 1), bad
+// usage status 2 with the usage line.
 package xan
 
 import (
@@ -87,8 +93,8 @@ var subcommands []*subcommand
 
 func init() {
 	subcommands = []*subcommand{
-		headersCmd, countCmd, selectCmd, searchCmd, filterCmd, sortCmd,
-		frequencyCmd, statsCmd, sliceCmd, headCmd, tailCmd, toCmd, fromCmd,
+		headersCmd, countCmd, selectCmd, searchCmd, filterCmd, mapCmd, sortCmd,
+		frequencyCmd, statsCmd, aggCmd, groupbyCmd, sliceCmd, headCmd, tailCmd, toCmd, fromCmd,
 		viewCmd, flattenCmd, catCmd, dedupCmd, renameCmd, beheadCmd, joinCmd,
 		reverseCmd, transposeCmd,
 	}
