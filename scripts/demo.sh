@@ -24,12 +24,14 @@ cleanup() {
 trap cleanup EXIT
 
 # step shows a command as one would type it (arguments with spaces or
-# shell characters in single quotes), then runs it.
+# shell characters quoted), then runs it.
 step() {
 	local shown=() a
 	for a in "$@"; do
 		if [[ $a =~ ^[A-Za-z0-9_./@=:,+-]+$ ]]; then
 			shown+=("$a")
+		elif [[ $a == *\'* && $a != *[\$\`\"!]* && $a != *\\[\$\`\"\\]* ]]; then
+			shown+=("\"$a\"")
 		else
 			shown+=("'${a//\'/\'\\\'\'}'")
 		fi
