@@ -175,7 +175,7 @@ func WriteSection(w io.Writer, s Section, rs *Results) {
 func writeComparison(w io.Writer, c Comparison, rs *Results) {
 	var rows []string
 	values := map[[2]string]float64{}
-	var missing []string
+	var missing []missingCell
 	for _, cell := range c.Cells {
 		if !slices.Contains(rows, cell.Row) {
 			rows = append(rows, cell.Row)
@@ -187,7 +187,7 @@ func writeComparison(w io.Writer, c Comparison, rs *Results) {
 			if ok {
 				why = "no " + c.Metric + " metric"
 			}
-			missing = append(missing, fmt.Sprintf("%s (%s): %s", cell.Name, cell.Col, why))
+			missing = append(missing, missingCell{fmt.Sprintf("%s (%s)", cell.Name, cell.Col), why})
 			continue
 		}
 		values[[2]string{cell.Row, cell.Col}] = v
@@ -229,14 +229,26 @@ func writeComparison(w io.Writer, c Comparison, rs *Results) {
 	writeMissing(w, missing)
 }
 
-func writeMissing(w io.Writer, missing []string) {
+// missingCell is a benchmark a table wanted and did not get, and why.
+type missingCell struct{ what, why string }
+
+// writeMissing lists the missing benchmarks, one line per reason.
+func writeMissing(w io.Writer, missing []missingCell) {
 	if len(missing) == 0 {
 		return
 	}
+	var reasons []string
+	byReason := map[string][]string{}
+	for _, m := range missing {
+		if _, ok := byReason[m.why]; !ok {
+			reasons = append(reasons, m.why)
+		}
+		byReason[m.why] = append(byReason[m.why], m.what)
+	}
 	fmt.Fprintln(w, "Missing:")
 	fmt.Fprintln(w)
-	for _, m := range missing {
-		fmt.Fprintf(w, "- %s\n", m)
+	for _, why := range reasons {
+		fmt.Fprintf(w, "- %s: %s\n", strings.Join(byReason[why], ", "), why)
 	}
 	fmt.Fprintln(w)
 }
@@ -251,11 +263,11 @@ func writeMetricTable(w io.Writer, m MetricTable, rs *Results) {
 	}
 	fmt.Fprintf(w, "| %s |\n", strings.Join(header, " | "))
 	fmt.Fprintf(w, "|---%s|\n", strings.Repeat("|--:", len(m.Metrics)))
-	var missing []string
+	var missing []missingCell
 	for _, row := range m.Rows {
 		res, ok := rs.Lookup(row.Pkg, row.Name)
 		if !ok {
-			missing = append(missing, fmt.Sprintf("%s (%s): %s", row.Name, row.Label, rs.WhyMissing(row.Pkg, row.Name)))
+			missing = append(missing, missingCell{fmt.Sprintf("%s (%s)", row.Name, row.Label), rs.WhyMissing(row.Pkg, row.Name)})
 		}
 		line := []string{row.Label}
 		for _, unit := range m.Metrics {
