@@ -25,10 +25,12 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -49,7 +51,8 @@ func main() {
 var errFailures = errors.New("benchreport: some benchmarks failed (see the report)")
 
 func run(outPath, only string, runTimeout time.Duration, verbose bool) error {
-	ctx := context.Background()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	sections := Sections()
 	if only != "" {
 		re, err := regexp.Compile(only)
@@ -93,6 +96,9 @@ func run(outPath, only string, runTimeout time.Duration, verbose bool) error {
 			}
 			log.Info("benchreport: done", "pkg", r.Pkg, "took", time.Since(start).Round(time.Second))
 		}
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("benchreport: interrupted; no report written (%s left as it was)", orDash(outPath))
 	}
 	machine.LoadEnd = LoadAverage()
 	machine.Took = time.Since(machine.Start)
