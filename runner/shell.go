@@ -8,6 +8,7 @@ import (
 	"io"
 	"path"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
@@ -247,8 +248,22 @@ func (st *runState) runPrelude(ctx context.Context, r *interp.Runner, shell stri
 	return 0
 }
 
+// prelude returns the statements runPrelude runs for shell ("/bin/bash"
+// or "/bin/sh"), parsed once.
 func prelude(shell string) []*syntax.Stmt {
-	src := "unset TMPDIR; BASH=" + shell + "; SH=" + shell + "; BASH_VERSION='" + bashVersion +
+	if shell == "/bin/sh" {
+		return shPrelude()
+	}
+	return bashPrelude()
+}
+
+var (
+	bashPrelude = sync.OnceValue(func() []*syntax.Stmt { return parsePrelude("/bin/bash") })
+	shPrelude   = sync.OnceValue(func() []*syntax.Stmt { return parsePrelude("/bin/sh") })
+)
+
+func parsePrelude(shell string) []*syntax.Stmt {
+	src := "unset TMPDIR; BASH=" + shell + " SH=" + shell + " BASH_VERSION='" + bashVersion +
 		"'; BASH_VERSINFO=(5 2 15 1 release x86_64-pc-linux-gnu)"
 	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
 	if err != nil {
