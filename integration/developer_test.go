@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // mountEdit is the command text of a revision the autocommit made from
@@ -130,7 +129,7 @@ func developerGit(t *testing.T, e *Env) {
 	// The workspace restored into a fresh fork is still a sound repository.
 	e.MustWsfs("fork", ws, "dev/git-copy")
 	copyDir := e.WorkspaceDir("dev/git-copy")
-	waitFor(t, func() bool { _, err := os.Stat(filepath.Join(copyDir, ".git")); return err == nil })
+	waitFor(t, "the fork's .git on the mount", func() bool { _, err := os.Stat(filepath.Join(copyDir, ".git")); return err == nil })
 	git(t, copyDir, "fsck", "--strict")
 	if got := git(t, copyDir, "log", "--format=%s"); got != "second\nfirst\n" {
 		t.Errorf("git log in the fork: %q", got)
@@ -142,18 +141,6 @@ func mustCat(t *testing.T, e *Env, ws, path string) string {
 	t.Helper()
 	s, _ := fileOf(t, e, ws, path)
 	return s
-}
-
-// waitFor polls ok for a generous while, then fails.
-func waitFor(t *testing.T, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatal("the condition never held")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 func developerCopyTree(t *testing.T, e *Env) {
