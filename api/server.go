@@ -41,6 +41,11 @@ type Config struct {
 	Store   string
 	Version string
 	Logger  *slog.Logger
+	// WorkerCommand starts a warm worker for `wsfs run` (wsfs-core's
+	// hidden worker verb); nil serves no run socket (see workers.go).
+	WorkerCommand []string
+	// Workers is how many warm workers are kept ready (0: DefaultWorkers).
+	Workers int
 }
 
 // Server serves the history API of one meta.DB on a unix socket.
@@ -56,7 +61,8 @@ type Server struct {
 	locksMu sync.Mutex
 	locks   map[string]*sync.Mutex
 
-	runs *runQueues
+	runs    *runQueues
+	runSock *runSocket
 
 	shutdownOnce sync.Once
 	shutdown     chan struct{}
@@ -121,6 +127,14 @@ func (s *Server) Start(ctx context.Context) (Info, error) {
 			s.log.Error("api: serving the socket failed", "socket", sock, "err", err)
 		}
 	}()
+	if len(s.cfg.WorkerCommand) > 0 {
+		if err := s.startRunSocket(ctx); err != nil {
+			s.http.Close()
+			os.Remove(sock)
+			os.Remove(filepath.Join(s.cfg.Home, InfoName))
+			return Info{}, err
+		}
+	}
 	s.log.Info("api: serving", "socket", sock, "pid", info.PID)
 	return info, nil
 }
@@ -168,6 +182,10 @@ func listenPrivate(ctx context.Context, sock string) (net.Listener, error) {
 // and removes the socket and server.json.
 func (s *Server) Close(ctx context.Context) error {
 	var err error
+	if s.runSock != nil {
+		// Running commands still need the control socket to finish.
+		s.runSock.close(ctx)
+	}
 	if s.http != nil {
 		if err = s.http.Shutdown(ctx); err != nil {
 			s.http.Close()

@@ -1,0 +1,159 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/wsfs/wsfs/api/runwire"
+)
+
+// The run socket (runwire.SocketPath of the home, mode 0600) takes `wsfs
+// run` jobs from the small front: one connection per command, the job
+// frame with the caller's stdin, stdout and stderr attached, then at most
+// interrupt frames from the caller; the server answers one status frame
+// when the worker has exited. Everything else about the command (its turn,
+// output, snapshot) goes over the control socket as for any `wsfs run`.
+
+// jobReadTimeout bounds the wait for a connected front's job.
+const jobReadTimeout = 30 * time.Second
+
+type runSocket struct {
+	s     *Server
+	ln    *net.UnixListener
+	path  string
+	pool  *workerPool
+	conns sync.WaitGroup
+}
+
+// startRunSocket listens on the run socket and starts the warm workers.
+func (s *Server) startRunSocket(ctx context.Context) error {
+	path := runwire.SocketPath(s.cfg.Home)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("api: run socket folder: %w", err)
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("api: removing the stale run socket %s: %w", path, err)
+	}
+	ln, err := listenPrivate(ctx, path)
+	if err != nil {
+		return err
+	}
+	size := s.cfg.Workers
+	if size == 0 {
+		size = DefaultWorkers
+	}
+	rs := &runSocket{s: s, ln: ln.(*net.UnixListener), path: path,
+		pool: newWorkerPool(s.cfg.WorkerCommand, s.cfg.Home, size, s.log)}
+	s.runSock = rs
+	go rs.serve()
+	return nil
+}
+
+func (rs *runSocket) serve() {
+	for {
+		c, err := rs.ln.AcceptUnix()
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				rs.s.log.Error("api: the run socket stopped taking commands", "err", err)
+			}
+			return
+		}
+		rs.conns.Add(1)
+		go func() {
+			defer rs.conns.Done()
+			rs.handle(c)
+		}()
+	}
+}
+
+// handle runs one front's job on a warm worker and answers its status.
+func (rs *runSocket) handle(c *net.UnixConn) {
+	defer c.Close()
+	reply := func(st runwire.Status) { _, _ = c.Write(runwire.AppendStatus(st)) }
+	_ = c.SetReadDeadline(time.Now().Add(jobReadTimeout))
+	body, files, rest, err := readWithRights(c, 3)
+	if err != nil {
+		rs.s.log.Warn("api: run socket: a caller's job did not arrive", "err", err)
+		reply(runwire.Status{Fallback: true})
+		return
+	}
+	defer closeFiles(files)
+	job, err := runwire.ParseJob(body)
+	if err == nil && len(files) != 3 {
+		err = fmt.Errorf("api: a job came with %d descriptors, not 3: %w", len(files), runwire.ErrFormat)
+	}
+	if err != nil {
+		rs.s.log.Warn("api: run socket: a job the server cannot take; the caller runs it the slow way", "err", err)
+		reply(runwire.Status{Fallback: true})
+		return
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	job.UID = peerUID(c)
+
+	w, err := rs.pool.get()
+	if err == nil {
+		if err = w.send(job, files); err != nil {
+			w.kill()
+		}
+	}
+	if err != nil {
+		rs.s.log.Error("api: run socket: no worker took the command; the caller runs it the slow way", "err", err)
+		reply(runwire.Status{Fallback: true})
+		return
+	}
+	closeFiles(files)
+
+	// The caller interrupts (Ctrl-C) with a frame; a caller that goes
+	// away (killed) interrupts as well, and the worker that does not stop
+	// in time is killed.
+	go func() {
+		for {
+			body, err := runwire.ReadFrame(rest)
+			if err != nil {
+				w.interrupt()
+				select {
+				case <-w.done:
+				case <-time.After(workerGrace):
+					w.kill()
+				}
+				return
+			}
+			if runwire.IsInterrupt(body) {
+				w.interrupt()
+			}
+		}
+	}()
+	reply(w.wait())
+	rs.pool.refill()
+}
+
+// close stops taking jobs and stops the workers: idle ones at once, busy
+// ones when their command ends or ctx does.
+func (rs *runSocket) close(ctx context.Context) {
+	rs.ln.Close()
+	os.Remove(rs.path)
+	rs.pool.close(ctx.Done())
+	rs.conns.Wait()
+}
+
+// peerUID is the user ID of the process at the other end of c, or -1.
+func peerUID(c *net.UnixConn) int {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return -1
+	}
+	uid := -1
+	_ = raw.Control(func(fd uintptr) {
+		if cred, err := syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED); err == nil {
+			uid = int(cred.Uid)
+		}
+	})
+	return uid
+}
