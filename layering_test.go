@@ -74,6 +74,7 @@ func TestLayering(t *testing.T) {
 		"github.com/fastschema/qjs":           "runner",
 		"github.com/landlock-lsm/go-landlock": "runner",
 	}
+	checkFrontDeps(t, mod)
 	for _, p := range pkgs {
 		from := rel(p.ImportPath)
 		for _, imp := range p.Imports {
@@ -88,6 +89,27 @@ func TestLayering(t *testing.T) {
 					t.Errorf("%s imports %s: only %s may", p.ImportPath, imp, owner)
 				}
 			}
+		}
+	}
+}
+
+// checkFrontDeps holds the small front (cmd/wsfs) to the standard library
+// and the run socket's wire format: it starts for every command, so what
+// it links is what every `wsfs run` pays for.
+func checkFrontDeps(t *testing.T, mod string) {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./cmd/wsfs").Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./cmd/wsfs: %v", err)
+	}
+	allowed := map[string]bool{mod + "/cmd/wsfs": true, mod + "/api/runwire": true}
+	deps := strings.Fields(string(out))
+	if len(deps) == 0 {
+		t.Fatal("go list -deps ./cmd/wsfs listed nothing")
+	}
+	for _, d := range deps {
+		if !allowed[d] {
+			t.Errorf("cmd/wsfs depends on %s: the front may import only the standard library and api/runwire", d)
 		}
 	}
 }

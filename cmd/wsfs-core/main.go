@@ -66,6 +66,9 @@ type app struct {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if len(os.Args) == 2 && os.Args[1] == workerVerb {
+		os.Exit(workerMain(ctx)) // a warm worker of the server (worker.go)
+	}
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

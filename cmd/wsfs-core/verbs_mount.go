@@ -36,6 +36,7 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	foreground := fs.Bool("foreground", true, "stay in the foreground (the only mode: run it under a service manager to detach)")
 	debug := fs.Bool("debug", false, "log every FUSE request")
 	removeMountPoint := fs.Bool("remove-mount-point", false, "remove DIR after unmounting (wsfs run's private server)")
+	workers := fs.Int("workers", api.DefaultWorkers, "warm wsfs run workers kept ready (0: none; wsfs run then starts the core for each command)")
 	if err := parse(a, v, fs, args); err != nil {
 		return err
 	}
@@ -54,6 +55,9 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	}
 	if *quiet == 0 {
 		return usagef("--quiet must not be 0 (use a negative value to commit only at unmount)")
+	}
+	if *workers < 0 {
+		return usagef("--workers must be 0 or more")
 	}
 	dir, err := filepath.Abs(fs.Arg(0))
 	if err != nil {
@@ -109,7 +113,14 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv := api.NewServer(api.Config{DB: db, Mount: fsys, MountDir: dir, Home: home, Store: storeURL, Version: versionString(), Logger: log})
+	cfg := api.Config{DB: db, Mount: fsys, MountDir: dir, Home: home, Store: storeURL, Version: versionString(), Logger: log}
+	if *workers > 0 {
+		if cfg.WorkerCommand, err = workerCommand(); err != nil {
+			return err
+		}
+		cfg.Workers = *workers
+	}
+	srv := api.NewServer(cfg)
 	info, err := srv.Start(ctx)
 	if err != nil {
 		uctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)

@@ -44,6 +44,33 @@ type runJSON struct {
 }
 
 func runRun(ctx context.Context, a *app, args []string) error {
+	return runCommand(ctx, a, args, runCaller{})
+}
+
+// runCaller is what a `wsfs run` gets from whoever called it, beyond the
+// streams and arguments in a and args: the process itself (the slow path)
+// or a warm worker running a job from the run socket (worker.go).
+type runCaller struct {
+	// cwd is the caller's folder, where a relative -f FILE is read; ""
+	// is this process's.
+	cwd string
+	// author is the default author; "" is this process's user name.
+	author string
+	// client is a connection to the server made in advance; nil dials the
+	// running server or starts a private one.
+	client *api.Client
+	// confineTmp is where runner.Confine makes its private temporary
+	// folder (the worker's server removes it); "" is $TMPDIR.
+	confineTmp string
+	// scratch is the command's /tmp folder made in advance (a wsfs-run-*
+	// folder in the temp folder); "" makes one.
+	scratch string
+}
+
+// runCommand is `wsfs run`: it takes a turn on the workspace from the
+// server, confines itself, runs the script on the mount, streams its
+// output to the server and reports the snapshot.
+func runCommand(ctx context.Context, a *app, args []string, rc runCaller) error {
 	v := verbs["run"]
 	var g globalFlags
 	fs := newFlags(a, v, &g)
@@ -65,9 +92,15 @@ func runRun(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return usagef("-w: %v", err)
 	}
+	if *file != "" && *file != "-" && rc.cwd != "" && !filepath.IsAbs(*file) {
+		*file = filepath.Join(rc.cwd, *file)
+	}
 	script, err := readScript(a, *file, fs.Args())
 	if err != nil {
 		return err
+	}
+	if *author == "" {
+		*author = rc.author
 	}
 	if *author == "" {
 		if u, err := user.Current(); err == nil {
@@ -79,9 +112,11 @@ func runRun(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 
-	c, stopPrivate, err := dialOrStart(ctx, a, &g, home)
-	if err != nil {
-		return err
+	c, stopPrivate := rc.client, func() {}
+	if c == nil {
+		if c, stopPrivate, err = dialOrStart(ctx, a, &g, home); err != nil {
+			return err
+		}
 	}
 	stopped := false
 	stop := func() {
@@ -93,9 +128,11 @@ func runRun(ctx context.Context, a *app, args []string) error {
 	defer stop()
 	defer c.Close()
 
-	scratch, err := os.MkdirTemp("", "wsfs-run-")
-	if err != nil {
-		return fmt.Errorf("run: making the scratch folder for /tmp: %w", err)
+	scratch := rc.scratch
+	if scratch == "" {
+		if scratch, err = os.MkdirTemp("", "wsfs-run-"); err != nil {
+			return fmt.Errorf("run: making the scratch folder for /tmp: %w", err)
+		}
 	}
 	removeScratch := true
 	defer func() {
@@ -137,6 +174,9 @@ func runRun(ctx context.Context, a *app, args []string) error {
 		}
 	}
 	if os.Getenv("WSFS_NO_CONFINE") == "" {
+		if rc.confineTmp != "" {
+			os.Setenv("TMPDIR", rc.confineTmp)
+		}
 		if rep, err := runner.Confine(cfg); err != nil {
 			a.log.Warn("wsfs run: the worker could not be confined beyond os.Root", "err", err)
 		} else {
@@ -241,7 +281,9 @@ func dialOrStart(ctx context.Context, a *app, g *globalFlags, home string) (*api
 		os.Remove(dir)
 		return nil, nil, fmt.Errorf("run: finding the wsfs binary to start a private server: %w", err)
 	}
-	margs := []string{"mount", "--home", home, "--remove-mount-point"}
+	// The private server serves this one command, which runs here: it
+	// needs no warm workers.
+	margs := []string{"mount", "--home", home, "--remove-mount-point", "--workers", "0"}
 	if g.store != "" {
 		margs = append(margs, "--store", g.store)
 	}

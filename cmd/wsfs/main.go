@@ -22,6 +22,11 @@ import (
 const exitNoCore = 127
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "run" {
+		if code, ok := fastRun(os.Args[2:]); ok {
+			os.Exit(code)
+		}
+	}
 	core, err := corePath()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "wsfs: %v\n", err)
