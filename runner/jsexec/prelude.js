@@ -70,27 +70,12 @@
       try { return String(e && e.message || e); } catch (__) { return "exception"; }
     }
   }
+  // console formats as Node's util.format (node/util.js), loaded on the
+  // first call with more than plain strings and numbers.
   function format(args) {
-    const util = modules.util;
-    if (util && typeof util.format === "function") return util.format(...args);
-    if (typeof args[0] === "string" && /%[sdifjoOc%]/.test(args[0])) {
-      let i = 1;
-      const s = args[0].replace(/%([sdifjoOc%])/g, (m, c) => {
-        if (c === "%") return "%";
-        if (i >= args.length) return m;
-        const a = args[i++];
-        switch (c) {
-          case "s": return typeof a === "string" ? a : inspect(a, 1);
-          case "d": case "i": return String(c === "i" ? parseInt(a) : Number(a));
-          case "f": return String(parseFloat(a));
-          case "j": return JSON.stringify(a);
-          case "c": return "";
-          default: return inspect(a, 1);
-        }
-      });
-      return [s].concat(args.slice(i).map((a) => inspect(a))).join(" ");
-    }
-    return args.map((a) => inspect(a)).join(" ");
+    const plain = (a, i) => (typeof a === "string" && (i > 0 || !a.includes("%"))) || (typeof a === "number" && !Object.is(a, -0));
+    if (args.every(plain)) return args.join(" ");
+    return builtinRequire("util").format(...args);
   }
   const out = H.out;
   let indent = "";
@@ -98,7 +83,7 @@
   const counts = new Map(), clocks = new Map();
   const console = {
     log: line(1), info: line(1), debug: line(1), error: line(2), warn: line(2), trace: line(2),
-    dir: (v) => out(1, inspect(v) + "\n"),
+    dir: (v, o) => out(1, builtinRequire("util").inspect(v, { customInspect: false, ...o }) + "\n"),
     table: line(1),
     assert(ok, ...a) { if (!ok) out(2, "Assertion failed" + (a.length ? ": " + format(a) : "") + "\n"); },
     group(...a) { if (a.length) console.log(...a); indent += "  "; },
