@@ -1,0 +1,18 @@
+import assert, { strict as strictAssert, deepStrictEqual } from 'node:assert';
+import strict from 'assert/strict';
+import { Buffer as B } from 'buffer';
+import EventEmitter, { once } from 'events';
+import os, { EOL } from 'node:os';
+import qs, { stringify } from 'querystring';
+import { Readable, Transform } from 'stream';
+import { pipeline } from 'node:stream/promises';
+import { StringDecoder } from 'string_decoder';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { URL as U, fileURLToPath } from 'node:url';
+import util, { inspect, format, promisify } from 'util';
+import { isDate } from 'util/types';
+console.log(typeof assert, strictAssert === strict, typeof deepStrictEqual, B === Buffer, typeof EventEmitter, typeof once);
+console.log(typeof os.platform, JSON.stringify(EOL), typeof qs.parse, stringify({ a: 1 }), typeof Readable.from, typeof Transform);
+console.log(typeof pipeline, typeof StringDecoder, typeof sleep, U === URL, fileURLToPath('file:///x'), util.inspect === inspect);
+console.log(format('%s-%d', 'a', 1), typeof promisify, isDate(new Date()));
+sleep(1, 'slept').then((v) => console.log(v));
