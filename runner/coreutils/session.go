@@ -94,6 +94,8 @@ func runHistory(_ context.Context, env *command.Env) int {
 	args := env.Args[1:]
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
+	} else if len(args) == 1 && args[0] == "--help" {
+		return helpOnly(env, args[0], "history [N]", "")
 	}
 	if len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-" {
 		fmt.Fprintf(env.Stderr, "bash: history: %s: invalid option\nhistory: usage: history [n]\n", args[0])
