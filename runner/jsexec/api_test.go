@@ -183,6 +183,10 @@ process.exitCode = 0;
 	if want := `["js-exec","/workspace/dir/main.js","a","b c"] /workspace/dir/main.js /workspace/dir true` + "\n"; r.Stdout != want {
 		t.Errorf("argv: got %q (err %q), want %q", r.Stdout, r.Stderr, want)
 	}
+	r = sb.Run(context.Background(), Spec(Config{}).Func, "piped\n", "js-exec", "-c", "console.log(JSON.stringify(require('fs').readFileSync(0, 'utf8')))")
+	if r.Stdout != "\"piped\\n\"\n" {
+		t.Errorf("stdin: got %+v", r)
+	}
 	for _, c := range []struct{ code, out, err string }{
 		{"setTimeout(() => { console.log('a'); process.exit(4); console.log('b') }, 1); setTimeout(() => console.log('never'), 50)", "a\n", ""},
 		{"try { process.exit(4) } catch (e) {} console.log('after')", "", ""},
@@ -201,9 +205,10 @@ process.exitCode = 0;
 func TestFailures(t *testing.T) {
 	sb := commandtest.New(t)
 	sb.WriteFiles(t, map[string]string{
-		"bad.js": "function f() {\n  throw new TypeError('bad ' + 1)\n}\nf()\n",
-		"lib.ts": "export function g(n: number): number {\n  if (n > 1) throw new Error('too big')\n  return n\n}\n",
-		"use.ts": "import { g } from './lib.ts'\nconsole.log(g(1))\nconsole.log(g(2))\n",
+		"bad.js":  "function f() {\n  throw new TypeError('bad ' + 1)\n}\nf()\n",
+		"lib.ts":  "interface A {\n  n: number\n}\nexport function g(n: number): number {\n  if (n > 1) throw new Error('too big')\n  return n\n}\n",
+		"use.ts":  "import { g } from './lib.ts'\ntype T = number\nconsole.log(g(1))\nconst t: T = 2\nconsole.log(g(t))\n",
+		"tla.mts": "import {\n  g\n} from './lib.ts'\nawait null\nconsole.log(g(1))\ng(3)\n",
 	})
 	for _, c := range []struct {
 		name string
@@ -212,7 +217,8 @@ func TestFailures(t *testing.T) {
 		err  []string
 	}{
 		{"file", []string{"bad.js"}, "", []string{"Uncaught TypeError: bad 1\n", "at f (/workspace/bad.js:2:", "/workspace/bad.js:4"}},
-		{"imported ts", []string{"use.ts"}, "1\n", []string{"Uncaught Error: too big\n", "at g (/workspace/lib.ts:"}},
+		{"imported ts", []string{"use.ts"}, "1\n", []string{"Uncaught Error: too big\n", "at g (/workspace/lib.ts:5:", "(/workspace/use.ts:5:"}},
+		{"top-level await", []string{"tla.mts"}, "1\n", []string{"Uncaught Error: too big\n", "at g (/workspace/lib.ts:5:", "(/workspace/tla.mts:6:"}},
 		{"timer", []string{"-c", "setTimeout(() => { null.x }, 1); setTimeout(() => console.log('never'), 20)"}, "", []string{"Uncaught TypeError: cannot read property 'x' of null", "[eval]:1"}},
 		{"rejection", []string{"-c", "await Promise.reject(new Error('no'))"}, "", []string{"Uncaught Error: no\n"}},
 		{"non-error", []string{"-c", "throw {code: 3}"}, "", []string{"Uncaught { code: 3 }\n"}},

@@ -24,7 +24,8 @@ type host struct {
 
 	ctx      context.Context // the run's, for sub-commands
 	start    time.Time
-	timers   map[int]timer // pending setTimeout/setInterval, by id
+	timers   map[int]timer       // pending setTimeout/setInterval, by id
+	maps     map[string]*lineMap // esbuild's line maps, by agent path
 	timerSeq int
 }
 
@@ -95,7 +96,7 @@ func (h *host) fatal(this *qjs.This) (*qjs.Value, error) {
 		if msg := argString(this, 0); isOutOfMemory(msg) {
 			h.env.Errorf("memory limit %s reached", h.lim.memoryText())
 		} else {
-			fmt.Fprintf(h.env.Stderr, "Uncaught %s\n", strings.TrimRight(msg, "\n"))
+			fmt.Fprintf(h.env.Stderr, "Uncaught %s\n", mapStack(strings.TrimRight(msg, "\n"), h.maps))
 		}
 		h.exit = 1
 		h.stop()
@@ -184,10 +185,11 @@ func (h *host) load(this *qjs.This) (*qjs.Value, error) {
 	if err != nil {
 		return nil, nodeError("open", name, "", err)
 	}
-	src, err := transform(code, name)
+	src, srcMap, err := transform(code, name)
 	if err != nil {
 		return nil, err
 	}
+	h.maps[name] = srcMap
 	return evalScript(this.Context(), name, moduleWrapper+src+"\n})")
 }
 

@@ -1,10 +1,25 @@
-// Package jsexec is the runner's js-exec command: JavaScript (and
-// TypeScript, stripped by esbuild) run in QuickJS compiled to WebAssembly
-// (github.com/fastschema/qjs on wazero). The engine sees no host files:
-// its WASI root is an empty temporary folder, QuickJS's std/os globals are
-// removed before user code runs, and the Node-like fs module is a set of Go
-// functions over the command's confined FS, so quotas and confinement apply
-// exactly as for shell commands. Wall time and memory are bounded per run.
+// Package jsexec is the runner's js-exec command: JavaScript and
+// TypeScript (esbuild's transform) run in QuickJS compiled to WebAssembly
+// (github.com/fastschema/qjs on wazero), with a Node-like environment.
+//
+// Confinement: QuickJS's std, os and bjson modules are cut out of the wasm
+// (wasmcap.go), so the engine has no file, process or timer call of its
+// own; its WASI root is an empty temporary folder. Everything Node-like
+// comes from Go functions the prelude (prelude.js) captures before user
+// code runs: fs over the command's confined FS (fsops.go: quotas and the
+// runner's entry limit apply as for shell commands, refusals surface as
+// Node errors with code EDQUOT/EFBIG), child_process over Env.Exec (the
+// runner's own commands, childproc.go), the clock and the timers. Node's
+// pure-JavaScript modules live in node/ (node.go). Network modules and
+// fetch throw.
+//
+// Each run gets a fresh engine with a wall-time limit (a context that
+// wazero checks) and a memory limit (QuickJS's heap limit, and a maximum
+// on the wasm memory for what the heap does not count). Go drives the event
+// loop: QuickJS runs promise jobs at the end of each evaluation, Go sleeps
+// until the next timer. Compiling QuickJS takes seconds, so it happens once
+// per process, outside the time limit; Prepare loads it from wazero's
+// compilation cache instead.
 package jsexec
 
 import (
@@ -94,28 +109,30 @@ func (cfg Config) run(ctx context.Context, env *command.Env) int {
 		}
 		code, file = string(b), "[stdin]"
 	}
-	src, err := transform(code, file)
+	src, srcMap, err := transform(code, file)
 	if err != nil {
 		env.Errorf("%s", err)
 		return 1
 	}
-	return cfg.exec(ctx, env, src, file, args)
+	return cfg.exec(ctx, env, src, srcMap, file, args)
 }
 
 // transform strips TypeScript types and turns ES module syntax into
 // CommonJS (run by the prelude's require); plain scripts pass unchanged so
-// that their line numbers stay right.
-func transform(code, file string) (string, error) {
+// that their line numbers stay right; a transformed file comes with the
+// map of its lines back to the source.
+func transform(code, file string) (string, *lineMap, error) {
 	ext := path.Ext(file)
 	isTS := ext == ".ts" || ext == ".mts" || ext == ".cts"
 	if !isTS && !moduleSyntax.MatchString(code) {
-		return code, nil
+		return code, nil, nil
 	}
 	opts := api.TransformOptions{
 		Loader:     api.LoaderJS,
 		Format:     api.FormatCommonJS,
 		Target:     api.ES2022,
 		Sourcefile: file,
+		Sourcemap:  api.SourceMapExternal,
 		Define:     map[string]string{"import.meta": "__wsfs_meta"},
 	}
 	if isTS {
@@ -125,17 +142,17 @@ func transform(code, file string) (string, error) {
 	if len(res.Errors) > 0 && strings.Contains(res.Errors[0].Text, "Top-level await") {
 		// CommonJS cannot await at the top; the script runs in an async
 		// function anyway, so keep ES module output and turn its (canonical)
-		// import and export statements into require calls.
+		// import and export statements into require calls, line for line.
 		opts.Format = api.FormatESModule
 		if res = api.Transform(code, opts); len(res.Errors) == 0 {
-			return esmToScript(string(res.Code)), nil
+			return esmToScript(string(res.Code)), parseSourceMap(res.Map), nil
 		}
 	}
 	if len(res.Errors) > 0 {
 		msgs := api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage})
-		return "", fmt.Errorf("%s: cannot compile:\n%s", file, strings.TrimRight(strings.Join(msgs, ""), "\n"))
+		return "", nil, fmt.Errorf("%s: cannot compile:\n%s", file, strings.TrimRight(strings.Join(msgs, ""), "\n"))
 	}
-	return string(res.Code), nil
+	return string(res.Code), parseSourceMap(res.Map), nil
 }
 
 var (
@@ -171,7 +188,7 @@ func esmToScript(code string) string {
 			names := strings.NewReplacer(" as ", ": ").Replace(rest)
 			out = append(out, "const "+names+" = "+req+";")
 		}
-		return strings.Join(out, " ")
+		return keepLines(m, strings.Join(out, " "))
 	})
 	code = esmExportAll.ReplaceAllString(code, "Object.assign(module.exports, require($1));")
 	return esmExportList.ReplaceAllStringFunc(code, func(m string) string {
@@ -191,8 +208,17 @@ func esmToScript(code string) string {
 			}
 			out = append(out, "module.exports["+quoteJS(exported)+"] = "+src+local+";")
 		}
-		return strings.Join(out, " ")
+		return keepLines(m, strings.Join(out, " "))
 	})
+}
+
+// keepLines pads a replacement with the line ends it lacks, so that the
+// code after it keeps its line numbers (and its source map).
+func keepLines(old, repl string) string {
+	if n := strings.Count(old, "\n") - strings.Count(repl, "\n"); n > 0 {
+		return repl + strings.Repeat("\n", n)
+	}
+	return repl
 }
 
 func readAll(fsys command.FS, name string) (string, error) {
@@ -205,7 +231,7 @@ func readAll(fsys command.FS, name string) (string, error) {
 	return string(b), err
 }
 
-func (cfg Config) exec(ctx context.Context, env *command.Env, src, file string, args []string) (status int) {
+func (cfg Config) exec(ctx context.Context, env *command.Env, src string, srcMap *lineMap, file string, args []string) (status int) {
 	lim := limits{time: cfg.Timeout, memory: cfg.MemoryLimit}
 	if lim.time <= 0 {
 		lim.time = DefaultTimeout
@@ -235,7 +261,8 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src, file string, 
 	defer cancel()
 	runCtx, stop := context.WithCancel(limitCtx)
 	defer stop()
-	h := &host{env: env, exit: -1, stop: stop, lim: lim, start: time.Now(), timers: map[int]timer{}, ctx: runCtx}
+	h := &host{env: env, exit: -1, stop: stop, lim: lim, start: time.Now(), timers: map[int]timer{}, ctx: runCtx,
+		maps: map[string]*lineMap{file: srcMap}}
 	defer func() {
 		if r := recover(); r != nil {
 			status = h.failure(limitCtx, fmt.Errorf("%v", r))
@@ -426,7 +453,7 @@ func (h *host) failure(limitCtx context.Context, err error) int {
 		h.env.Errorf("stopped: %s", firstLine(msg))
 		return 1
 	}
-	fmt.Fprintf(h.env.Stderr, "Uncaught %s\n", strings.TrimRight(msg, "\n"))
+	fmt.Fprintf(h.env.Stderr, "Uncaught %s\n", mapStack(strings.TrimRight(msg, "\n"), h.maps))
 	return 1
 }
 
