@@ -234,7 +234,7 @@ func readOnly(c gnuCase) bool {
 		return false
 	}
 	switch c.args[0] {
-	case "ls", "stat", "cat", "du", "tree":
+	case "ls", "stat", "cat", "du", "tree", "test", "[", "file":
 		return true
 	case "find":
 		for _, a := range c.args {
