@@ -137,30 +137,43 @@ func (t *fdTable) closeAll() {
 // fdBuiltin runs fdCommand (see rewrite.go):
 //
 //	␀fd push GROUP N OP   a command's redirection of N (restored by pop)
-//	␀fd pop GROUP STATUS  restore, and give STATUS
+//	␀fd pop GROUP STATUS [N…]  restore, close the Ns, and give STATUS
 //	␀fd set N OP          exec's redirection of N
-//	␀fd var OP            open at a free descriptor ≥ 10 and print it
+//	␀fd free              print the lowest free descriptor from 10 up
 //
 // OP is <, >, >|, >>, <>, << (the here-document on stdin), dup (the
 // descriptor in WSFS_FD_TARGET) or close; the file name is in
 // WSFS_FD_TARGET.
 func (st *runState) fdBuiltin(ctx context.Context, args []string) []string {
 	hc := interp.HandlerCtx(ctx)
-	if len(args) < 3 {
+	if len(args) < 2 {
 		return statusArgs(2)
 	}
 	switch args[1] {
+	case "free":
+		return builtinOutput(hc, "exec", strconv.Itoa(st.fdt.free()), 0)
 	case "pop":
+		if len(args) < 4 {
+			return statusArgs(2)
+		}
 		st.fdt.pop(args[2])
-		code, _ := strconv.Atoi(args[len(args)-1])
+		for _, a := range args[4:] {
+			if n, err := strconv.Atoi(a); err == nil {
+				st.fdt.install(n, nil, "")
+			}
+		}
+		code, _ := strconv.Atoi(args[3])
 		return statusArgs(code)
 	case "push", "set":
+		if len(args) < 4 || (args[1] == "push" && len(args) < 5) {
+			return statusArgs(2)
+		}
 		nArg, op, save := args[2], args[3], ""
 		if args[1] == "push" {
 			save, nArg, op = args[2], args[3], args[4]
 		}
 		n, err := strconv.Atoi(nArg)
-		if err != nil || n < -1 {
+		if err != nil || n < 0 {
 			fmt.Fprintf(hc.Stderr, "bash: %s: ambiguous redirect\n", nArg)
 			return statusArgs(1)
 		}
@@ -173,21 +186,8 @@ func (st *runState) fdBuiltin(ctx context.Context, args []string) []string {
 			fmt.Fprintln(hc.Stderr, msg)
 			return statusArgs(1)
 		}
-		if n == -1 { // {var} redirection without a command
-			e.close()
-			return statusArgs(0)
-		}
 		st.fdt.install(n, e, save)
 		return statusArgs(0)
-	case "var":
-		e, msg := st.openFdLimited(ctx, hc, args[2])
-		if msg != "" {
-			fmt.Fprintln(hc.Stderr, msg)
-			return statusArgs(1)
-		}
-		n := st.fdt.free()
-		st.fdt.install(n, e, "")
-		return builtinOutput(hc, "exec", strconv.Itoa(n), 0)
 	}
 	return statusArgs(2)
 }

@@ -13,7 +13,7 @@ import (
 //
 //	cmd 3<f            →  { ␀fd push G 3 '<' && cmd; ␀fd pop G $?; }
 //	exec 3<f           →  ␀fd set 3 '<'            (the file in an assignment)
-//	cmd {v}>f          →  v=$(␀fd var '>'); cmd
+//	cmd {v}>f          →  v=$(␀fd free) && ␀fd set "$v" '>'; cmd
 //	cmd >&3, <&$fd     →  cmd >/dev/fd/3, </dev/fd/$fd (the open handler's)
 //	read -u 3 x        →  read x </dev/fd/3
 //	cmd >|f            →  cmd > ␁clobber␁f (the open handler skips noclobber)
@@ -241,7 +241,7 @@ func rewriteStmt(st *syntax.Stmt, group int) {
 		// exec 3<f: the shell's own descriptors change for good.
 		var stmts []*syntax.Stmt
 		for _, rd := range table {
-			if name := fdVarName(rd); name != "" && rd.Op != syntax.DplIn && rd.Op != syntax.DplOut {
+			if name := fdVarName(rd); name != "" && !isClose(rd) {
 				stmts = append(stmts, assignFdVar(name, rd))
 				continue
 			}
@@ -263,16 +263,16 @@ func rewriteStmt(st *syntax.Stmt, group int) {
 	// command at all.
 	g := lit(strconv.Itoa(group))
 	var pushes, assigns []*syntax.Stmt
+	var closeAfter []*syntax.Word // {NAME} descriptors of a statement with no command
 	for _, rd := range table {
-		if name := fdVarName(rd); name != "" && st.Cmd != nil && rd.Op != syntax.DplIn && rd.Op != syntax.DplOut {
+		if name := fdVarName(rd); name != "" && !isClose(rd) {
 			assigns = append(assigns, assignFdVar(name, rd))
+			if st.Cmd == nil {
+				closeAfter = append(closeAfter, fdWord(rd))
+			}
 			continue
 		}
-		n := fdWord(rd)
-		if fdVarName(rd) != "" {
-			n = lit("-1") // opened and closed again, as bash does without a command
-		}
-		pushes = append(pushes, tableCall(rd, lit("push"), g, n))
+		pushes = append(pushes, tableCall(rd, lit("push"), g, fdWord(rd)))
 		if k := fdNumber(rd); (k == 1 || k == 2) && isHeredoc(rd.Op) {
 			// the command's stdout (stderr) is now the here-document's
 			// read end: writing to it fails, as in bash
@@ -289,19 +289,33 @@ func rewriteStmt(st *syntax.Stmt, group int) {
 		chain = &syntax.Stmt{Cmd: &syntax.BinaryCmd{Op: syntax.AndStmt, X: pushes[i], Y: chain}}
 	}
 	stmts := append(assigns, chain)
-	if len(pushes) > 0 {
-		stmts = append(stmts, call(lit(fdCommand), lit("pop"), g, statusWord()))
+	if len(pushes) > 0 || len(closeAfter) > 0 {
+		stmts = append(stmts, call(append([]*syntax.Word{lit(fdCommand), lit("pop"), g, statusWord()}, closeAfter...)...))
 	}
 	st.Cmd, st.Redirs = &syntax.Block{Stmts: stmts}, nil
+	if len(closeAfter) > 0 {
+		// without a command, bash leaves neither the variable set nor
+		// the descriptor open
+		st.Cmd = &syntax.Subshell{Stmts: stmts}
+	}
 }
 
-// assignFdVar is NAME=$(␀fd var OP) for a {NAME} redirection.
+// isClose reports N>&- and N<&-.
+func isClose(rd *syntax.Redirect) bool {
+	op, _ := fdOp(rd)
+	return op == "close"
+}
+
+// assignFdVar is NAME=$(␀fd free) && ␀fd set "$NAME" OP for a {NAME}
+// redirection: the descriptor is opened in the shell itself (a command
+// substitution would see its own stdout).
 func assignFdVar(name string, rd *syntax.Redirect) *syntax.Stmt {
-	sub := &syntax.CmdSubst{Stmts: []*syntax.Stmt{tableCall(rd, lit("var"))}}
-	return &syntax.Stmt{Cmd: &syntax.CallExpr{Assigns: []*syntax.Assign{{
+	sub := &syntax.CmdSubst{Stmts: []*syntax.Stmt{call(lit(fdCommand), lit("free"))}}
+	assign := &syntax.Stmt{Cmd: &syntax.CallExpr{Assigns: []*syntax.Assign{{
 		Name:  &syntax.Lit{Value: name},
 		Value: &syntax.Word{Parts: []syntax.WordPart{sub}},
 	}}}}
+	return &syntax.Stmt{Cmd: &syntax.BinaryCmd{Op: syntax.AndStmt, X: assign, Y: tableCall(rd, lit("set"), fdWord(rd))}}
 }
 
 // isBareExec reports an `exec` with no command: its redirections apply
