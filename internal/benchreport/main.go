@@ -39,8 +39,9 @@ func main() {
 	only := flag.String("only", "", "run only the sections whose title matches this regular expression")
 	runTimeout := flag.Duration("run-timeout", 5*time.Minute, "time limit of one go test run")
 	verbose := flag.Bool("v", false, "copy go test's output to stderr as it runs")
+	commit := flag.String("commit", "", "the commit to name in the header when the tree is not a git checkout (a git archive export)")
 	flag.Parse()
-	if err := run(*outPath, *only, *runTimeout, *verbose); err != nil {
+	if err := run(*outPath, *only, *commit, *runTimeout, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -50,7 +51,7 @@ func main() {
 // or build failed.
 var errFailures = errors.New("benchreport: some benchmarks failed (see the report)")
 
-func run(outPath, only string, runTimeout time.Duration, verbose bool) error {
+func run(outPath, only, commit string, runTimeout time.Duration, verbose bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	sections := Sections()
@@ -71,6 +72,9 @@ func run(outPath, only string, runTimeout time.Duration, verbose bool) error {
 	}
 	defer br.Close()
 	machine := DescribeMachine(ctx)
+	if commit != "" {
+		machine.Commit = commit
+	}
 	rs := NewResults()
 	var pkgs []string
 	failed := false

@@ -85,6 +85,12 @@ func jsExec() Section {
 		},
 		Comparisons: []Comparison{{Metric: "ns/op", Columns: []string{cold, cache, warm, jb},
 			Subjects: []string{cold, cache, warm}, Baselines: []string{jb}, Cells: cells}},
+		Metrics: []MetricTable{{Title: "CPU time of the worker's process per run (steadier than wall time on a busy machine)",
+			Metrics: []string{"cpu-ms/op"}, Rows: []MetricRow{
+				{Pkg: pkg, Name: "BenchmarkStart/cold", Label: cold},
+				{Pkg: pkg, Name: "BenchmarkStart/cache", Label: cache},
+				{Pkg: pkg, Name: "BenchmarkStart/warm", Label: warm},
+			}}},
 	}
 }
 
