@@ -460,6 +460,14 @@ type trackedFile struct {
 	st *runState
 }
 
+// Write drops xtrace lines of the hidden commands (see traceFilter).
+func (f *trackedFile) Write(p []byte) (int, error) {
+	if isHiddenTrace(p) {
+		return len(p), nil
+	}
+	return f.File.Write(p)
+}
+
 func (f *trackedFile) Close() error {
 	f.st.mu.Lock()
 	_, ok := f.st.open[f]

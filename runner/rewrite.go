@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"bytes"
+	"io"
 	"strconv"
 	"strings"
 
@@ -400,4 +402,21 @@ func rewriteReadU(st *syntax.Stmt, c *syntax.CallExpr) {
 			}
 		}
 	}
+}
+
+// traceFilter drops the lines xtrace (set -x) prints for the hidden
+// commands, which the script did not write; each such line comes in one
+// Write.
+type traceFilter struct{ w io.Writer }
+
+func (t traceFilter) Write(p []byte) (int, error) {
+	if isHiddenTrace(p) {
+		return len(p), nil
+	}
+	return t.w.Write(p)
+}
+
+func isHiddenTrace(p []byte) bool {
+	return len(p) > 0 && p[len(p)-1] == '\n' &&
+		(bytes.Contains(p, []byte(fdCommand+" ")) || bytes.Contains(p, []byte(pipeStatusCommand+" ")))
 }

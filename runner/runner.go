@@ -315,7 +315,7 @@ const noFIFOs = "TMPDIR=/dev/wsfs-no-fifos"
 func (st *runState) newInterp(env []string, stdin io.Reader, stdout, stderr io.Writer, extra ...interp.RunnerOption) (*interp.Runner, error) {
 	return interp.New(append([]interp.RunnerOption{
 		interp.Env(expand.ListEnviron(env...)),
-		interp.StdIO(stdin, stdout, stderr),
+		interp.StdIO(stdin, stdout, traceFilter{stderr}),
 		interp.CallHandler(st.call),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return st.exec }),
 		interp.OpenHandler(st.openHandler),
