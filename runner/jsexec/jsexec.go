@@ -300,8 +300,11 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src string, srcMap
 		v.Free()
 		return h.exit < 0
 	}
-	if !eval("[js-exec prelude]", prelude) {
-		return h.exitOr(status)
+	if err := evalPrelude(jctx); err != nil {
+		return h.failure(limitCtx, err)
+	}
+	if h.exit >= 0 {
+		return h.exit
 	}
 	dir := "."
 	if strings.HasPrefix(file, "/") {
@@ -354,6 +357,33 @@ func (l limits) memoryText() string {
 		return fmt.Sprintf("%d MiB", l.memory>>20)
 	}
 	return fmt.Sprintf("%d bytes", l.memory)
+}
+
+// preludeBytecode is the prelude compiled once per process: reading
+// bytecode is cheaper than parsing the source on every run.
+var preludeBytecode struct {
+	sync.Mutex
+	code []byte
+}
+
+func evalPrelude(c *qjs.Context) error {
+	preludeBytecode.Lock()
+	bc := preludeBytecode.code
+	if bc == nil {
+		var err error
+		if bc, err = c.Compile("[js-exec prelude]", qjs.Code(prelude)); err != nil {
+			preludeBytecode.Unlock()
+			return fmt.Errorf("prelude: %w", err)
+		}
+		preludeBytecode.code = bc
+	}
+	preludeBytecode.Unlock()
+	v, err := c.Eval("[js-exec prelude]", qjs.Bytecode(bc))
+	if err != nil {
+		return err
+	}
+	v.Free()
+	return nil
 }
 
 // testCacheDir is the compilation cache of runs whose Config names none;
