@@ -57,7 +57,7 @@ var (
 	nodeIndexOnce sync.Once
 	nodeDeps      map[string][]string // module → the modules it requires
 	nodeNamePat   *regexp.Regexp      // a module name in a script's text
-	nodeBytecode  sync.Map            // module name → []byte
+	nodeBytecode  sync.Map            // file name → []byte (bytecodeOnce)
 )
 
 // Globals that load a module on first use (internal/globals.js).
@@ -154,16 +154,25 @@ func preloadNode(c *qjs.Context, src string) error {
 }
 
 func nodeModuleBytecode(c *qjs.Context, name string) ([]byte, error) {
-	if bc, ok := nodeBytecode.Load(name); ok {
-		return bc.([]byte), nil
-	}
 	src, ok := nodeModuleSource(name)
 	if !ok {
 		return nil, fmt.Errorf("jsexec: node module %q: %w", name, fs.ErrNotExist)
 	}
-	bc, err := c.Compile("node:"+name, qjs.Code(nodeWrapper(src)))
+	return bytecodeOnce(c, "node:"+name, nodeWrapper(src))
+}
+
+// bytecodeOnce compiles code under the file name name the first time a
+// process asks for it and returns the same bytecode afterwards (QuickJS
+// bytecode holds no pointers into the runtime that compiled it). Any
+// fixed script (the prelude too) loads from it far faster than from
+// source.
+func bytecodeOnce(c *qjs.Context, name, code string) ([]byte, error) {
+	if bc, ok := nodeBytecode.Load(name); ok {
+		return bc.([]byte), nil
+	}
+	bc, err := c.Compile(name, qjs.Code(code))
 	if err != nil {
-		return nil, fmt.Errorf("jsexec: compiling node:%s: %w", name, err)
+		return nil, fmt.Errorf("jsexec: compiling %s: %w", name, err)
 	}
 	nodeBytecode.Store(name, bc)
 	return bc, nil
