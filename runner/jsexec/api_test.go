@@ -176,6 +176,18 @@ process.nextTick((a) => console.log('tick', a), 1);
 process.on('exit', (code) => console.log('exit', code));
 process.exitCode = 0;
 `, want: "linux string true object true\ntrue 2 bigint true number\nout line\ntick 1\nexit 0\n"},
+		{name: "timers", code: `
+const order = [];
+setTimeout(() => order.push('t10'), 10).unref();
+const iv = setInterval(() => { order.push('iv'); if (order.filter((x) => x === 'iv').length === 3) clearInterval(iv) }, 2);
+setTimeout((a, b) => order.push('t5:' + a + b), 5, 'x', 'y');
+const never = setTimeout(() => order.push('never'), 3);
+clearTimeout(never);
+setImmediate(() => order.push('imm'));
+queueMicrotask(() => order.push('micro'));
+setTimeout(() => console.log(order.filter((x) => x !== 'iv').join(','), order.filter((x) => x === 'iv').length), 30);
+`, want: "micro,imm,t5:xy,t10 3\n"},
+		{name: "unref ends the run", code: "setTimeout(() => console.log('never'), 50).unref(); console.log('done')", want: "done\n"},
 	})
 	sb := commandtest.New(t)
 	sb.WriteFiles(t, map[string]string{"dir/main.js": "console.log(JSON.stringify(process.argv), __filename, __dirname, require.main === module)\n"})
