@@ -3,6 +3,7 @@ package integration
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -33,4 +34,33 @@ func TestHarnessKillRestart(t *testing.T) {
 	if revs := e.Log("acme/k"); len(revs) != 3 {
 		t.Fatalf("log: %+v", revs)
 	}
+}
+
+// TestWarmWorkersInheritNoServerFiles: the server's warm workers (the
+// processes that will run agents' scripts) must not hold the server's
+// files. A worker holding /dev/fuse keeps a crashed server's mount alive
+// (requests hang instead of ENOTCONN) and puts the file system's own
+// device in a confined process; one holding meta.db defeats bbolt's
+// one-process rule.
+func TestWarmWorkersInheritNoServerFiles(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t, Local)
+	e.MustWsfs("create", "acme/w")
+	srv := e.Start("--quiet", "1h")
+	// A command makes sure the pool has started (and replaced) a worker.
+	if r := e.Run("acme/w", "echo hi > f"); r.ExitCode != 0 {
+		t.Fatalf("run: %+v", r)
+	}
+	var children []int
+	waitFor(t, "a warm worker", func() bool { children = childrenOf(srv.PID()); return len(children) > 0 })
+	for _, pid := range children {
+		fds := countFDs(t, pid, filepath.Join(e.Home, "spool"))
+		for _, fd := range fds.List {
+			target := fd[strings.Index(fd, " -> ")+4:]
+			if target == "/dev/fuse" || target == filepath.Join(e.Home, "meta.db") || strings.HasPrefix(target, filepath.Join(e.Home, "spool")) {
+				t.Errorf("warm worker %d holds the server's %s (fd %s): mark it close-on-exec or close it in the worker", pid, target, fd)
+			}
+		}
+	}
+	srv.Stop()
 }

@@ -476,16 +476,17 @@ func (e *Env) WorkspaceDir(ws string) string {
 
 // Server is a `wsfs mount` process.
 type Server struct {
-	env    *Env
-	Cmd    *exec.Cmd
-	Mnt    string
-	Line   string // the readiness line
-	stderr *lockedBuffer
-	done   chan struct{}
-	err    error // Wait's answer, once done is closed
-	fds    FDs   // the baseline of CheckFDs
-	ended  bool  // Stop, Kill or Wait returned
-	killed bool  // ended by Kill: a mount left behind is expected
+	env     *Env
+	Cmd     *exec.Cmd
+	Mnt     string
+	Line    string // the readiness line
+	stderr  *lockedBuffer
+	done    chan struct{}
+	err     error // Wait's answer, once done is closed
+	fds     FDs   // the baseline of CheckFDs
+	ended   bool  // Stop, Kill or Wait returned
+	killed  bool  // ended by Kill: a mount left behind is expected
+	orphans []int // its children when Kill ended it
 }
 
 // PID is the server's process id.
@@ -582,6 +583,7 @@ func (s *Server) Stop() {
 		s.env.T.Fatalf("wsfs mount (pid %d) had already exited: %v\n%s", s.PID(), s.err, s.Stderr())
 	}
 	s.CheckFDs()
+	children := childrenOf(s.PID())
 	if err := s.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		s.env.T.Fatal(err)
 	}
@@ -591,13 +593,46 @@ func (s *Server) Stop() {
 	if mounted(s.Mnt) {
 		s.env.T.Errorf("wsfs mount exited after SIGTERM but %s is still mounted", s.Mnt)
 	}
+	s.checkChildrenGone(children)
+}
+
+// checkChildrenGone fails the test unless every pid in children (the
+// server's warm workers) ends soon after the server.
+func (s *Server) checkChildrenGone(children []int) {
+	s.env.T.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for _, pid := range children {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if alive(pid) {
+			s.env.T.Errorf("wsfs mount (pid %d) exited but its child %d still runs", s.PID(), pid)
+		}
+	}
+}
+
+// alive reports whether pid is a live (not zombie) process.
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	rest := string(data)
+	if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	f := strings.Fields(rest)
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
 }
 
 // Kill ends the server with SIGKILL and waits for it; its mount stays
-// behind (the next Start, or `wsfs umount`, must detach it).
+// behind (the next Start, or `wsfs umount`, must detach it). Its warm
+// workers must end too, at the latest by the end of the test (one running
+// a command may finish it first): the Env's cleanup checks.
 func (s *Server) Kill() {
 	s.env.T.Helper()
 	s.killed = true
+	s.orphans = childrenOf(s.PID())
 	_ = s.Cmd.Process.Signal(syscall.SIGKILL)
 	_ = s.Wait()
 }
@@ -612,11 +647,12 @@ func (s *Server) Signal(sig os.Signal) {
 
 // FDs is a census of a process's open file descriptors.
 type FDs struct {
-	Total int
-	Spool int            // files under $WSFS_HOME/spool (the live tree's written files)
-	TCP   int            // TCP sockets (idle connections to S3 are pooled)
-	Other map[string]int // everything else, by readlink target class
-	List  []string       // every fd: "N -> target"
+	Total    int
+	Spool    int            // files under $WSFS_HOME/spool (the live tree's written files)
+	TCP      int            // TCP sockets (idle connections to S3 are pooled)
+	Other    map[string]int // everything else, by readlink target class
+	List     []string       // every fd: "N -> target"
+	Children int            // live child processes (warm workers: a pidfd and a socket each)
 }
 
 // FDs counts the server's open descriptors now.
@@ -633,7 +669,7 @@ func countFDs(t testing.TB, pid int, spool string) FDs {
 		t.Fatalf("reading %s: %v", dir, err)
 	}
 	tcp := tcpInodes(pid)
-	c := FDs{Other: map[string]int{}}
+	c := FDs{Other: map[string]int{}, Children: len(childrenOf(pid))}
 	for _, ent := range ents {
 		target, err := os.Readlink(filepath.Join(dir, ent.Name()))
 		if err != nil {
@@ -665,6 +701,32 @@ func fdClass(target string) string {
 		return target
 	}
 	return target
+}
+
+// childrenOf lists the pids whose parent is pid.
+func childrenOf(pid int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, ent := range ents {
+		child, err := strconv.Atoi(ent.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so split after
+		// its closing parenthesis.
+		rest := string(data)
+		if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+			rest = rest[i+1:]
+		}
+		if f := strings.Fields(rest); len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, child)
+		}
+	}
+	return out
 }
 
 // tcpInodes is the set of socket inodes of pid's TCP connections.
@@ -700,8 +762,8 @@ func (s *Server) ResetFDs() { s.fds = s.FDs() }
 // CheckFDs fails the test if the server holds descriptors it did not hold
 // at the baseline: every pipe, unix socket and file must be closed again,
 // except spool files (the mount keeps a written file's content open until
-// unmount or reload) and the pools named by tcpSlack, spliceSlack and
-// devNullSlack. It polls for a few seconds, so descriptors closed by a command
+// unmount or reload), the pools named by tcpSlack, spliceSlack and
+// devNullSlack, and a pidfd and a socket per live warm worker. It polls for a few seconds, so descriptors closed by a command
 // that is just ending are not counted.
 func (s *Server) CheckFDs() {
 	s.env.T.Helper()
@@ -724,7 +786,8 @@ func (s *Server) CheckFDs() {
 // fdGrowth describes what now holds beyond base ("" when nothing).
 func fdGrowth(base, now FDs) string {
 	var grew []string
-	slack := map[string]int{"pipe": spliceSlack, "/dev/null": devNullSlack}
+	// A warm worker holds a pidfd and the server's end of its socketpair.
+	slack := map[string]int{"pipe": spliceSlack, "/dev/null": devNullSlack, "anon_inode:[pidfd]": now.Children, "socket": now.Children}
 	for class, n := range now.Other {
 		if n > base.Other[class]+slack[class] {
 			grew = append(grew, fmt.Sprintf("%s: %d, was %d", class, n, base.Other[class]))
@@ -759,6 +822,7 @@ func (e *Env) cleanup() {
 			}
 		}
 		expectMount = s.killed
+		s.checkChildrenGone(s.orphans)
 	}
 	if t.Failed() {
 		for _, s := range servers {
