@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"syscall"
 
@@ -38,59 +37,7 @@ func builtinOutput(hc interp.HandlerContext, name, out string, status int) []str
 // echoBuiltin is bash's echo: -n, -e, -E and their clusters (-ne), with
 // echo -e's escapes.
 func echoBuiltin(hc interp.HandlerContext, args []string) []string {
-	args = args[1:]
-	newline, escapes := true, false
-	for len(args) > 0 && isEchoFlags(args[0]) {
-		for _, c := range args[0][1:] {
-			switch c {
-			case 'n':
-				newline = false
-			case 'e':
-				escapes = true
-			case 'E':
-				escapes = false
-			}
-		}
-		args = args[1:]
-	}
-	var b strings.Builder
-	for i, a := range args {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		if escapes && echoEscapes(&b, a) {
-			return builtinOutput(hc, "echo", b.String(), 0)
-		}
-		if !escapes {
-			b.WriteString(a)
-		}
-	}
-	if newline {
-		b.WriteByte('\n')
-	}
-	return builtinOutput(hc, "echo", b.String(), 0)
-}
-
-// echoEscapes writes a with echo -e's escapes decoded; it reports a \c,
-// which ends the output.
-func echoEscapes(b *strings.Builder, a string) (stop bool) {
-	for i := 0; i < len(a); i++ {
-		if a[i] != '\\' || i+1 == len(a) || strings.IndexByte("\"'?1234567", a[i+1]) >= 0 {
-			b.WriteByte(a[i])
-			continue
-		}
-		n, s, stop, _ := printfmt.Escape(a[i+1:], printfmt.Bash, true)
-		b.WriteString(s)
-		if stop {
-			return true
-		}
-		i += n
-	}
-	return false
-}
-
-func isEchoFlags(a string) bool {
-	return len(a) > 1 && a[0] == '-' && strings.Trim(a[1:], "neE") == ""
+	return builtinOutput(hc, "echo", printfmt.Echo(args[1:], printfmt.Bash), 0)
 }
 
 // commandOutput watches a runner command's stdout: a write into a pipe

@@ -41,76 +41,11 @@ func runEcho(_ context.Context, env *command.Env) int {
 	if len(args) == 1 && (args[0] == "--help" || args[0] == "--version") {
 		return helpOnly(env, args[0], "echo [SHORT-OPTION]... [STRING]...", "-n -e -E")
 	}
-	newline, escapes := true, false
-	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
-		for _, c := range args[0][1:] {
-			switch c {
-			case 'n':
-				newline = false
-			case 'e':
-				escapes = true
-			case 'E':
-				escapes = false
-			}
-		}
-		args = args[1:]
-	}
-	var b strings.Builder
-	for i, a := range args {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		if !escapes {
-			b.WriteString(a)
-			continue
-		}
-		if stop := echoEscapes(&b, a); stop {
-			newline = false
-			break
-		}
-	}
-	if newline {
-		b.WriteByte('\n')
-	}
-	if _, err := io.WriteString(env.Stdout, b.String()); err != nil {
+	if _, err := io.WriteString(env.Stdout, printfmt.Echo(args, printfmt.GNU)); err != nil {
 		env.Errorf("write error: %s", command.Strerror(err))
 		return 1
 	}
 	return 0
-}
-
-// echoEscapes writes a with GNU echo -e's escapes decoded; stop is true
-// at \c, which ends all output.
-func echoEscapes(b *strings.Builder, a string) (stop bool) {
-	for i := 0; i < len(a); i++ {
-		if a[i] != '\\' || i+1 == len(a) {
-			b.WriteByte(a[i])
-			continue
-		}
-		c := a[i+1]
-		switch {
-		case c == 'c':
-			return true
-		case c == 'u' || c == 'U' || c == 'E' || c == '?' || c == '\'':
-			b.WriteByte('\\') // not escapes for GNU echo
-			continue
-		case c == 'x' && (i+2 >= len(a) || !isHexDigit(a[i+2])):
-			b.WriteByte('\\')
-			continue
-		}
-		n, s, _, _ := printfmt.Escape(a[i+1:], printfmt.GNU, true)
-		if n == 0 {
-			b.WriteByte('\\')
-			continue
-		}
-		b.WriteString(s)
-		i += n
-	}
-	return false
-}
-
-func isHexDigit(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // helpOnly answers --help or --version for the commands that take no

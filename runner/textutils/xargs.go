@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/printfmt"
 )
 
 // xargsItem is one argument read from input; eol marks the last item of
@@ -124,87 +125,7 @@ func (x *xargsReader) finish(s string, eol bool) (xargsItem, bool, error) {
 
 // runEcho is GNU coreutils' echo: -n, -e and -E, then the words.
 func runEcho(w io.Writer, args []string) int {
-	newline, escapes := true, false
-	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
-		for _, c := range args[0][1:] {
-			switch c {
-			case 'n':
-				newline = false
-			case 'e':
-				escapes = true
-			case 'E':
-				escapes = false
-			}
-		}
-		args = args[1:]
-	}
-	var b strings.Builder
-	for i, a := range args {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		if !escapes {
-			b.WriteString(a)
-			continue
-		}
-		for j := 0; j < len(a); j++ {
-			c := a[j]
-			if c != '\\' || j+1 >= len(a) {
-				b.WriteByte(c)
-				continue
-			}
-			j++
-			switch a[j] {
-			case 'a':
-				b.WriteByte(7)
-			case 'b':
-				b.WriteByte(8)
-			case 'c':
-				io.WriteString(w, b.String())
-				return 0
-			case 'e':
-				b.WriteByte(27)
-			case 'f':
-				b.WriteByte(12)
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'v':
-				b.WriteByte(11)
-			case '\\':
-				b.WriteByte('\\')
-			case '0':
-				n, k := 0, j+1
-				for ; k < len(a) && k < j+4 && a[k] >= '0' && a[k] <= '7'; k++ {
-					n = n*8 + int(a[k]-'0')
-				}
-				b.WriteByte(byte(n))
-				j = k - 1
-			case 'x':
-				n, k := 0, j+1
-				for ; k < len(a) && k < j+3 && isHex(a[k:k+1]); k++ {
-					v, _ := strconv.ParseUint(a[k:k+1], 16, 8)
-					n = n*16 + int(v)
-				}
-				if k == j+1 {
-					b.WriteString("\\x")
-					continue
-				}
-				b.WriteByte(byte(n))
-				j = k - 1
-			default:
-				b.WriteByte('\\')
-				b.WriteByte(a[j])
-			}
-		}
-	}
-	if newline {
-		b.WriteByte('\n')
-	}
-	if _, err := io.WriteString(w, b.String()); err != nil {
+	if _, err := io.WriteString(w, printfmt.Echo(args, printfmt.GNU)); err != nil {
 		return 1
 	}
 	return 0

@@ -488,3 +488,69 @@ func bashQuote(s string) string {
 	}
 	return b.String()
 }
+
+// Echo returns what echo prints for args: leading words made only of the
+// letters n, e and E are options (-n: no newline, -e: escapes, -E: none),
+// the rest are joined by spaces. With -e, bash's builtin decodes \0NNN,
+// \xHH, \uHHHH, \UHHHHHHHH, \e and \E; GNU's command \0NNN, \NNN, \xHH
+// and \e. \c ends the output at once.
+func Echo(args []string, d Dialect) string {
+	newline, escapes := true, false
+	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
+		for _, c := range args[0][1:] {
+			switch c {
+			case 'n':
+				newline = false
+			case 'e':
+				escapes = true
+			case 'E':
+				escapes = false
+			}
+		}
+		args = args[1:]
+	}
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if !escapes {
+			b.WriteString(a)
+			continue
+		}
+		if echoEscapes(&b, a, d) {
+			return b.String()
+		}
+	}
+	if newline {
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// echoEscapes writes a with echo -e's escapes decoded; stop is true at
+// \c.
+func echoEscapes(b *strings.Builder, a string, d Dialect) (stop bool) {
+	notEscapes := "\"'?1234567" // bash's echo
+	if d == GNU {
+		notEscapes = "\"'?uUE"
+	}
+	for i := 0; i < len(a); i++ {
+		if a[i] != '\\' || i+1 == len(a) || strings.IndexByte(notEscapes, a[i+1]) >= 0 ||
+			(d == GNU && a[i+1] == 'x' && (i+2 == len(a) || !isHex(a[i+2]))) {
+			b.WriteByte(a[i])
+			continue
+		}
+		n, s, stop, _ := Escape(a[i+1:], Bash, true)
+		if n == 0 {
+			b.WriteByte('\\')
+			continue
+		}
+		b.WriteString(s)
+		if stop {
+			return true
+		}
+		i += n
+	}
+	return false
+}
