@@ -223,28 +223,22 @@ func (p *exprParser) arith(op string, l, r exprValue) exprValue {
 	return exprInt(z)
 }
 
-func (p *exprParser) sum(eval bool) exprValue {
-	l := p.product(eval)
-	for {
-		op := p.nextOf("+", "-")
-		if op == "" {
-			return l
-		}
-		r := p.product(eval)
-		if eval {
-			l = p.arith(op, l, r)
-		}
-	}
-}
+func (p *exprParser) sum(eval bool) exprValue { return p.arithLevel(eval, p.product, "+", "-") }
 
 func (p *exprParser) product(eval bool) exprValue {
-	l := p.match(eval)
+	return p.arithLevel(eval, p.match, "*", "/", "%")
+}
+
+// arithLevel parses operands of the next level joined by ops, left to
+// right.
+func (p *exprParser) arithLevel(eval bool, operand func(bool) exprValue, ops ...string) exprValue {
+	l := operand(eval)
 	for {
-		op := p.nextOf("*", "/", "%")
+		op := p.nextOf(ops...)
 		if op == "" {
 			return l
 		}
-		r := p.match(eval)
+		r := operand(eval)
 		if eval {
 			l = p.arith(op, l, r)
 		}

@@ -39,6 +39,9 @@ type gnuCase struct {
 	// after asks for a snapshot of the folder after the command, compared
 	// too (for commands that change files): stateFiles or stateTimes.
 	after string
+	// exactStderr wants GNU's diagnostics word for word, not just both
+	// sides saying something.
+	exactStderr bool
 }
 
 // gnuEnv is the environment of the GNU side.
@@ -406,7 +409,7 @@ func checkGNU(t *testing.T, cases []gnuCase) (pass int) {
 				if got.code != want.code {
 					t.Errorf("exit %d, want %d (stderr %q, GNU's %q)", got.code, want.code, got.stderr, want.stderr)
 				}
-				if (got.stderr == "") != (want.stderr == "") {
+				if (got.stderr == "") != (want.stderr == "") || c.exactStderr && got.stderr != want.stderr {
 					t.Errorf("stderr %q, GNU's %q", got.stderr, want.stderr)
 				}
 				if g, w := mask(got.after), mask(want.after); g != w {
