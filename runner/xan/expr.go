@@ -30,7 +30,8 @@ Columns are referenced by name (col("any name") or col(index) otherwise;
 name? is null when the column is missing). Numeric operators
 == != < <= > >= + - * / // % ** cast cells to numbers (an error when a
 cell is not one); string comparisons are eq ne lt le gt ge; ++ joins
-strings; && || ! (and or not); x in y tests a substring or list element.
+strings; && || ! (and or not); x in y tests a substring or list element;
+x | f(_, 1) pipes x into an expression (x | len calls len(x)).
 Empty strings, 0, null, false and [] are false.`,
 	flags: []flagDef{
 		{"-v", "--invert-match", "", "Keep the rows for which the expression is false."},
@@ -117,7 +118,7 @@ type token struct {
 	re   *regexp.Regexp
 }
 
-var operators = []string{"**", "//", "++", "==", "!=", "<=", ">=", "&&", "||", "(", ")", "[", "]", ",", ".", "!", "-", "+", "*", "/", "%", "<", ">", ":"}
+var operators = []string{"**", "//", "++", "==", "!=", "<=", ">=", "&&", "||", "(", ")", "[", "]", ",", ".", "!", "-", "+", "*", "/", "%", "<", ">", ":", "|"}
 
 func lex(src string) ([]token, error) {
 	var toks []token
@@ -259,6 +260,33 @@ type parser struct {
 	i       int
 	headers []string
 	named   bool
+	piped   *any // the left side of the innermost pipe, read by "_"
+}
+
+// pipe parses the right side of "left | right": a function name alone
+// (trim(name) | len) is called with left; otherwise "_" stands for left.
+func (p *parser) pipe(left evalFn, prec int) (evalFn, error) {
+	t := p.peek()
+	after := p.toks[min(p.i+1, len(p.toks)-1)]
+	if _, isFn := functions[t.text]; t.kind == tIdent && isFn && !(after.kind == tOp && (after.text == "(" || after.text == ".")) {
+		p.next()
+		return p.call(t, []evalFn{left})
+	}
+	slot, outer := new(any), p.piped
+	p.piped = slot
+	right, err := p.expr(prec)
+	p.piped = outer
+	if err != nil {
+		return nil, err
+	}
+	return func(row []string) (any, error) {
+		v, err := left(row)
+		if err != nil {
+			return nil, err
+		}
+		*slot = v
+		return right(row)
+	}, nil
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
@@ -278,20 +306,22 @@ func precedence(t token) (string, int) {
 		return "", 0
 	}
 	switch t.text {
-	case "||", "or":
+	case "|":
 		return t.text, 1
-	case "&&", "and":
+	case "||", "or":
 		return t.text, 2
-	case "==", "!=", "<", "<=", ">", ">=", "eq", "ne", "lt", "le", "gt", "ge", "in", "not":
+	case "&&", "and":
 		return t.text, 3
-	case "++":
+	case "==", "!=", "<", "<=", ">", ">=", "eq", "ne", "lt", "le", "gt", "ge", "in", "not":
 		return t.text, 4
-	case "+", "-":
+	case "++":
 		return t.text, 5
-	case "*", "/", "//", "%":
+	case "+", "-":
 		return t.text, 6
-	case "**":
+	case "*", "/", "//", "%":
 		return t.text, 7
+	case "**":
+		return t.text, 8
 	}
 	return "", 0
 }
@@ -307,6 +337,12 @@ func (p *parser) expr(minPrec int) (evalFn, error) {
 			return left, nil
 		}
 		p.next()
+		if op == "|" {
+			if left, err = p.pipe(left, prec); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if op == "not" {
 			if t := p.next(); t.kind != tIdent || t.text != "in" {
 				return nil, fmt.Errorf("expression: expected \"in\" after \"not\" at offset %d", t.pos)
@@ -522,6 +558,10 @@ func (p *parser) primary() (evalFn, error) {
 }
 
 func (p *parser) column(t token) (evalFn, error) {
+	if t.text == "_" && p.piped != nil {
+		slot := p.piped
+		return func([]string) (any, error) { return *slot, nil }, nil
+	}
 	name, unsure := strings.CutSuffix(t.text, "?")
 	for i, h := range p.headers {
 		if h == name && p.named {

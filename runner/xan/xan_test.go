@@ -130,7 +130,11 @@ func TestXan(t *testing.T) {
 		{name: "filter string as number", args: "filter name>1 p.csv", out: "name,age,city\n", code: 1, err: `cannot use "John" as a number (strings compare with eq`},
 		{name: "filter syntax error", args: "filter (age p.csv", code: 1, err: `expected ")"`},
 		{name: "filter no headers", args: "filter -n col(0)·eq·'2' l.csv", out: "2,bob\n"},
+		{name: "filter pipe", args: "filter trim(name)·|·len·==·4 p.csv", out: "name,age,city\nJohn,12,Paris\nLucy,15,\"Lyon, FR\"\n"},
+		{name: "filter pipe placeholder", args: `filter name·|·lower(_)·|·startswith(_,·"j") p.csv`, out: "name,age,city\nJohn,12,Paris\n"},
+		{name: "filter pipe nested", args: `filter add(name·|·len,·1)·==·4 p.csv`, out: "name,age,city\nAnn,,Nice\n"},
 		// map
+		{name: "map pipe", stdin: "name\nle.monde\n", args: `map split(name,·".")·|·first·|·upper·as·n`, out: "name,n\nle.monde,LE\n"},
 		{name: "map", stdin: "a,b\n1,4\n5,2\n", args: "map a·+·b·as·c", out: "a,b,c\n1,4,5\n5,2,7\n"},
 		{name: "map many", stdin: "a,b\n1,4\n5,2\n", args: "map a·+·b·as·c,·a·*·b·as·d", out: "a,b,c,d\n1,4,5,4\n5,2,7,10\n"},
 		{name: "map default name", stdin: "a\nx\n", args: "map upper(a)", out: "a,upper(a)\nx,X\n"},
