@@ -15,19 +15,29 @@ const scoresCSV = "name,score\nAlpha,8\nBeta,9\n"
 // TestSmoke is the product's smoke test (issue 8) on both stores: an
 // agent's three commands through `wsfs run`, then the tree on the mount,
 // the revision log, the blobs in the store and a restore.
+// The local store runs it twice: with the server's warm workers (the
+// fast path of `wsfs run`) and without (the front execs the core).
 func TestSmoke(t *testing.T) {
-	for _, kind := range []StoreKind{Local, S3} {
-		t.Run(string(kind), func(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		kind StoreKind
+		args []string
+	}{
+		{"local", Local, nil},
+		{"local-no-workers", Local, []string{"--workers", "0"}},
+		{"s3", S3, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			smoke(t, NewEnv(t, kind))
+			smoke(t, NewEnv(t, c.kind), c.args...)
 		})
 	}
 }
 
-func smoke(t *testing.T, e *Env) {
+func smoke(t *testing.T, e *Env, serverArgs ...string) {
 	const ws = "acme/reports"
 	e.MustWsfs("create", ws)
-	srv := e.Start("--quiet", "200ms")
+	srv := e.Start(append([]string{"--quiet", "200ms"}, serverArgs...)...)
 
 	r := e.Run(ws, `mkdir -p reports/empty; cd reports; printf 'name,score\nAlpha,8\nBeta,9\n' > scores.csv; cat scores.csv`)
 	if r.ExitCode != 0 || r.Stdout != scoresCSV || r.Stderr != "" || !r.Committed || r.Revision != 2 {
