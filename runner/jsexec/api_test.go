@@ -19,6 +19,7 @@ type hostCase struct {
 	files            map[string]string
 	notNode          string
 	needs            string // a module of node/ the case needs, skipped while absent
+	stdin            string
 }
 
 func runHostCases(t *testing.T, cases []hostCase) {
@@ -38,7 +39,7 @@ func runHostCases(t *testing.T, cases []hostCase) {
 			}
 			sb := commandtest.New(t)
 			sb.WriteFiles(t, c.files)
-			r := sb.Run(context.Background(), Spec(Config{}).Func, "", "js-exec", "-c", c.code)
+			r := sb.Run(context.Background(), Spec(Config{}).Func, c.stdin, "js-exec", "-c", c.code)
 			if r.Stdout != c.want || r.Code != 0 {
 				t.Errorf("js-exec printed\n%s\nwant\n%s\n(stderr %q, status %d)", r.Stdout, c.want, r.Stderr, r.Code)
 			}
@@ -65,6 +66,7 @@ func runHostCases(t *testing.T, cases []hostCase) {
 			}
 			cmd := exec.Command(node, script)
 			cmd.Dir = dir
+			cmd.Stdin = strings.NewReader(c.stdin)
 			out, err := cmd.CombinedOutput()
 			if err != nil || string(out) != c.want {
 				t.Errorf("node printed (%v)\n%s\nwant (js-exec's)\n%s", err, out, c.want)
@@ -178,15 +180,33 @@ process.exitCode = 0;
 `, want: "linux string true object true\ntrue 2 bigint true number\nout line\ntick 1\nexit 0\n"},
 		{name: "timers", code: `
 const order = [];
-setTimeout(() => order.push('t10'), 10).unref();
-const iv = setInterval(() => { order.push('iv'); if (order.filter((x) => x === 'iv').length === 3) clearInterval(iv) }, 2);
-setTimeout((a, b) => order.push('t5:' + a + b), 5, 'x', 'y');
-const never = setTimeout(() => order.push('never'), 3);
+const never = setTimeout(() => order.push('never'), 1);
 clearTimeout(never);
-setImmediate(() => order.push('imm'));
 queueMicrotask(() => order.push('micro'));
-setTimeout(() => console.log(order.filter((x) => x !== 'iv').join(','), order.filter((x) => x === 'iv').length), 30);
-`, want: "micro,imm,t5:xy,t10 3\n"},
+setTimeout((a, b) => order.push('args:' + a + b), 1, 'x', 'y');
+setImmediate(() => order.push('immediate'));
+let n = 0;
+const iv = setInterval(() => {
+  if (++n === 3) { clearInterval(iv); setTimeout(() => console.log(order.sort().join(','), n), 5); }
+}, 2);
+`, want: "args:xy,immediate,micro 3\n"},
+		{name: "stdin", stdin: "b\na\r\nc", code: `
+let all = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (d) => { all += d }).on('end', () => console.log(JSON.stringify(all)));
+`, want: "\"b\\na\\r\\nc\"\n"},
+		{name: "readline", stdin: "one\ntwo\r\n\nlast", code: `
+const readline = require('node:readline');
+const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+const lines = [];
+rl.on('line', (l) => lines.push(l)).on('close', () => console.log(JSON.stringify(lines)));
+`, want: "[\"one\",\"two\",\"\",\"last\"]\n"},
+		{name: "readline iterator", stdin: "3\n4\n", code: `
+import { createInterface } from 'node:readline';
+let sum = 0;
+for await (const l of createInterface({ input: process.stdin })) sum += Number(l);
+console.log(sum);
+`, want: "7\n"},
 		{name: "unref ends the run", code: "setTimeout(() => console.log('never'), 50).unref(); console.log('done')", want: "done\n"},
 	})
 	sb := commandtest.New(t)

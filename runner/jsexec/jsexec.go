@@ -359,25 +359,13 @@ func (l limits) memoryText() string {
 	return fmt.Sprintf("%d bytes", l.memory)
 }
 
-// preludeBytecode is the prelude compiled once per process: reading
-// bytecode is cheaper than parsing the source on every run.
-var preludeBytecode struct {
-	sync.Mutex
-	code []byte
-}
-
+// evalPrelude runs the prelude from bytecode compiled once per process:
+// reading bytecode is far cheaper than parsing the source on every run.
 func evalPrelude(c *qjs.Context) error {
-	preludeBytecode.Lock()
-	bc := preludeBytecode.code
-	if bc == nil {
-		var err error
-		if bc, err = c.Compile("[js-exec prelude]", qjs.Code(prelude)); err != nil {
-			preludeBytecode.Unlock()
-			return fmt.Errorf("prelude: %w", err)
-		}
-		preludeBytecode.code = bc
+	bc, err := bytecodeOnce(c, "[js-exec prelude]", prelude)
+	if err != nil {
+		return err
 	}
-	preludeBytecode.Unlock()
 	v, err := c.Eval("[js-exec prelude]", qjs.Bytecode(bc))
 	if err != nil {
 		return err

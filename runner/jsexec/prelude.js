@@ -84,7 +84,7 @@
   const console = {
     log: line(1), info: line(1), debug: line(1), error: line(2), warn: line(2), trace: line(2),
     dir: (v, o) => out(1, builtinRequire("util").inspect(v, { customInspect: false, ...o }) + "\n"),
-    table: (...a) => console.log(...builtinRequire("internal/console_table")(...a)),
+    table: line(1),
     assert(ok, ...a) { if (!ok) out(2, "Assertion failed" + (a.length ? ": " + format(a) : "") + "\n"); },
     group(...a) { if (a.length) console.log(...a); indent += "  "; },
     groupEnd() { indent = indent.slice(2); },
@@ -185,7 +185,6 @@
     abort() { H.exit(134); },
     kill() { return true; },
     stdout: writer(1), stderr: writer(2),
-    stdin: { fd: 0, isTTY: false, on() { return this; }, setEncoding() { return this; } },
     hrtime, uptime: () => (H.clock() - start) / 1000,
     nextTick: (fn, ...args) => queueMicrotask(() => fn(...args)),
     memoryUsage: Object.assign(() => ({ rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 }), { rss: () => 0 }),
@@ -198,6 +197,27 @@
     emit() { return false; },
     listenerCount: (ev) => (ev === "exit" ? exitListeners.length : 0),
   };
+  // process.stdin: a Readable of the command's whole standard input,
+  // read on first use.
+  let stdinStream;
+  Object.defineProperty(process, "stdin", {
+    enumerable: true, configurable: true,
+    get() {
+      if (stdinStream) return stdinStream;
+      let done = false;
+      stdinStream = new (builtinRequire("stream").Readable)({
+        read() {
+          if (done) return;
+          done = true;
+          let b;
+          try { b = hread("/dev/stdin", false); } catch (e) { this.destroy(e); return; }
+          if (b.byteLength) this.push(Buf() ? Buf().from(b) : new Uint8Array(b));
+          this.push(null);
+        },
+      });
+      return Object.assign(stdinStream, { fd: 0, isTTY: false });
+    },
+  });
   process.once = process.addListener = process.on;
   process.removeListener = process.off;
   process.removeAllListeners = () => { exitListeners.length = 0; return process; };
@@ -297,6 +317,7 @@
     path: () => path, "path/posix": () => path,
     process: () => process, console: () => console,
     child_process: () => makeChildProcess(),
+    readline: () => makeReadline(false), "readline/promises": () => makeReadline(true),
     module: () => ({ createRequire: (f) => makeRequire(path.dirname(String(f).replace(/^file:\/\//, ""))), builtinModules: [] }),
   };
   for (const n of ["net", "http", "https", "http2", "dns", "dns/promises", "tls", "dgram", "undici"]) hostModules[n] = network;
@@ -644,6 +665,59 @@
       spawn(file, args, o) { const s = spawnArgs(file, args, o); return child(s, null, s.argv ? s.argv.join(" ") : s.line); },
       fork() { const e = new Error("js-exec: child_process.fork is not available (no Node processes in the sandbox)"); e.code = "ERR_FEATURE_UNAVAILABLE_ON_PLATFORM"; throw e; },
     };
+  }
+
+  // readline: lines of a readable stream (process.stdin, a file stream),
+  // as events, an async iterator, or answers to question().
+  function makeReadline(promises) {
+    function createInterface(opts, output) {
+      const input = opts && typeof opts.on === "function" ? opts : opts && opts.input;
+      const { EventEmitter } = builtinRequire("events");
+      const rl = new EventEmitter();
+      let rest = "", closed = false, paused = false;
+      const held = [];
+      const emitLine = (l) => (paused ? held.push(l) : rl.emit("line", l));
+      if (input) {
+        input.on("data", (d) => {
+          rest += typeof d === "string" ? d : utf8(d);
+          for (let i; (i = rest.indexOf("\n")) >= 0;) {
+            const l = rest.slice(0, i);
+            rest = rest.slice(i + 1);
+            emitLine(l.endsWith("\r") ? l.slice(0, -1) : l);
+          }
+        });
+        input.on("end", () => { if (rest) emitLine(rest); rest = ""; rl.close(); });
+      }
+      Object.assign(rl, {
+        terminal: false, line: "", input, output: output || (opts && opts.output),
+        close() { if (!closed) { closed = true; rl.emit("close"); } },
+        pause() { paused = true; return rl; },
+        resume() { paused = false; while (held.length && !paused) rl.emit("line", held.shift()); return rl; },
+        setPrompt() {}, prompt() {}, write() {}, getPrompt: () => "",
+        question(q, o, cb) {
+          if (typeof o === "function") cb = o;
+          out(1, String(q));
+          if (promises) return new Promise((resolve) => rl.once("line", resolve));
+          rl.once("line", cb);
+        },
+        [Symbol.asyncIterator]() {
+          const queue = [], waiting = [];
+          let ended = closed;
+          rl.on("line", (l) => (waiting.length ? waiting.shift()({ value: l, done: false }) : queue.push(l)));
+          rl.on("close", () => { ended = true; while (waiting.length) waiting.shift()({ value: undefined, done: true }); });
+          return {
+            next: () => (queue.length ? Promise.resolve({ value: queue.shift(), done: false })
+              : ended ? Promise.resolve({ value: undefined, done: true }) : new Promise((r) => waiting.push(r))),
+            return: () => { ended = true; rl.close(); return Promise.resolve({ value: undefined, done: true }); },
+            [Symbol.asyncIterator]() { return this; },
+          };
+        },
+      });
+      return rl;
+    }
+    return { createInterface, Interface: function Interface(o) { return createInterface(o); }, emitKeypressEvents() {},
+      clearLine: (s, d, cb) => (cb && cb(), true), cursorTo: (s, x, y, cb) => (typeof y === "function" ? y() : cb && cb(), true),
+      moveCursor: (s, x, y, cb) => (cb && cb(), true), clearScreenDown: (s, cb) => (cb && cb(), true) };
   }
 
   // Workspace modules: CommonJS (ES modules and TypeScript arrive converted
