@@ -54,3 +54,24 @@ func TestShellEscape(t *testing.T) {
 		t.Errorf("LocaleQuote = %s", got)
 	}
 }
+
+func TestEcho(t *testing.T) {
+	for _, tc := range []struct {
+		d    Dialect
+		args []string
+		want string
+	}{
+		{Bash, []string{"a", "b"}, "a b\n"},
+		{GNU, []string{"-n", "a"}, "a"},
+		{Bash, []string{"-ne", `x\ty`}, "x\ty"},
+		{Bash, []string{"-nx", "y"}, "-nx y\n"},
+		{Bash, []string{"-e", `\101\0101\u00e9\E|\c`, "more"}, `\101A` + "é\x1b|"},
+		{GNU, []string{"-e", `\101\0101\u00e9\E|\c`, "more"}, `AA\u00e9\E|`},
+		{GNU, []string{"-e", `\x\x41\q`}, `\xA\q` + "\n"},
+		{GNU, []string{"-E", `\n`}, `\n` + "\n"},
+	} {
+		if got := Echo(tc.args, tc.d); got != tc.want {
+			t.Errorf("dialect %d: echo %q = %q, want %q", tc.d, tc.args, got, tc.want)
+		}
+	}
+}
