@@ -71,15 +71,12 @@ func (h *host) execCmd(this *qjs.This) (*qjs.Value, error) {
 	return res, nil
 }
 
-// shellArgs turns a command line into an argv: bash -c LINE when the
-// runner has bash, else the words of a simple command (quotes and
-// backslashes only), else bash -c anyway (which then says bash is not
-// available).
+// shellArgs turns a command line into an argv: the words of a simple
+// command (quotes and backslashes, no expansion or operator) go straight to
+// the command, anything else to bash -c LINE (the runner's nested shell).
 func (h *host) shellArgs(line string) []string {
-	if h.env.HasCommand == nil || !h.env.HasCommand("bash") {
-		if words, ok := simpleWords(line); ok {
-			return words
-		}
+	if words, ok := simpleWords(line); ok {
+		return words
 	}
 	return []string{"bash", "-c", line}
 }

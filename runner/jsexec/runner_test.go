@@ -42,6 +42,7 @@ console.log(cp.execFileSync('cat', ['a.txt'], { encoding: 'utf8' }).trim().split
 try { cp.execSync('cat nope.txt') } catch (e) { console.log('status', e.status, JSON.stringify(String(e.stderr)), e.message.split('\n')[0]) }
 const r = cp.spawnSync('ls', ['nope'], { encoding: 'utf8' });
 console.log('spawnSync', r.status, r.stdout === '', r.stderr.includes('nope'));
+console.log(cp.execSync('echo b a | tr " " "\\n" | sort | paste -sd, -; echo "$((6 * 7))"', { encoding: 'utf8' }).trim().replace('\n', ' '));
 const env = cp.execSync('printenv X', { env: { X: 'from-js' }, encoding: 'utf8' });
 console.log('env', env.trim());
 for (const c of ['./run.js', 'nosuchcmd', 'python3 -c 1']) {
@@ -62,6 +63,7 @@ y,z
 b,a
 status 1 "cat: nope.txt: No such file or directory\n" Command failed: cat nope.txt
 spawnSync 2 true true
+a,b 42
 env from-js
 ./run.js 126 true bash
 nosuchcmd 127 true nosuchcmd
