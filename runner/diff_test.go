@@ -168,6 +168,8 @@ var handDiffCases = []string{
 	"{ cat; read -u 0 l; echo \"[$l]\"; } < a.txt | tail -n 2",
 	"f() { while read -u 4 a && read -u 5 b; do echo \"$a=$b\"; done; } ; f 4< a.txt 5< nums.txt",
 	"exec 6<> rw.txt; echo data >&6; exec 6>&-; cat rw.txt",
+	"printf 'exec 3< a.txt\\nread -u 3 f\\necho x | read v\\n' > lib.sh; source lib.sh; read -u 3 g; echo \"$f $g [$v]\"",
+	"eval 'false | true; echo ${PIPESTATUS[0]}; exec 5> e.txt'; echo z >&5; cat e.txt",
 	"echo x >&9; echo rc=$?",
 	"read -u 3 v 3<<< 'here string'; echo $v",
 	"set -o noclobber; echo a > n.txt; echo b > n.txt; echo rc=$?; echo c >| n.txt; echo d >> n.txt; cat n.txt",

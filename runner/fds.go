@@ -136,10 +136,10 @@ func (t *fdTable) closeAll() {
 
 // fdBuiltin runs fdCommand (see rewrite.go):
 //
-//	␀fd push GROUP N OP   a command's redirection of N (restored by pop)
-//	␀fd pop GROUP STATUS [N…]  restore, close the Ns, and give STATUS
-//	␀fd set N OP          exec's redirection of N
-//	␀fd free              print the lowest free descriptor from 10 up
+//	␁fd push GROUP N OP   a command's redirection of N (restored by pop)
+//	␁fd pop GROUP STATUS [N…]  restore, close the Ns, and give STATUS
+//	␁fd set N OP          exec's redirection of N
+//	␁fd free              print the lowest free descriptor from 10 up
 //
 // OP is <, >, >|, >>, <>, << (the here-document on stdin), dup (the
 // descriptor in WSFS_FD_TARGET) or close; the file name is in

@@ -44,9 +44,20 @@ func (st *runState) call(ctx context.Context, args []string) ([]string, error) {
 	}
 	switch args[0] {
 	case "eval", "source", ".", "trap":
-		if msg := st.preflightNested(ctx, args); msg != "" {
+		prog, msg := st.preflightNested(ctx, args)
+		if msg != "" {
 			fmt.Fprintf(interp.HandlerCtx(ctx).Stderr, "wsfs: %s: %s\n", args[0], msg)
 			return statusArgs(StatusUsage), nil
+		}
+		// The interpreter parses this code itself: hand it the rewritten
+		// text (descriptors, PIPESTATUS, pipeline stages; rewrite.go).
+		if prog != nil && args[0] != "trap" {
+			if text, ok := rewriteSource(prog); ok {
+				if args[0] == "eval" {
+					return []string{"eval", text}, nil
+				}
+				scopeOf(ctx).setPendingSource(args[1], text)
+			}
 		}
 	case fdCommand:
 		return st.fdBuiltin(ctx, args), nil
@@ -95,37 +106,37 @@ func statusArgs(code int) []string {
 
 // preflightNested applies the preflight to code the interpreter parses
 // itself: eval's arguments, a sourced file, a trap's action.
-func (st *runState) preflightNested(ctx context.Context, args []string) string {
+func (st *runState) preflightNested(ctx context.Context, args []string) (*syntax.File, string) {
 	var src string
 	switch args[0] {
 	case "eval":
 		src = strings.Join(args[1:], " ")
 	case "trap":
 		if len(args) < 3 || args[1] == "-" || strings.HasPrefix(args[1], "-") {
-			return ""
+			return nil, ""
 		}
 		src = args[1]
 	default:
 		if len(args) < 2 {
-			return ""
+			return nil, ""
 		}
 		hc := interp.HandlerCtx(ctx)
 		f, err := st.fsys.WithDir(hc.Dir, nil, nil, nil).Open(args[1])
 		if err != nil {
-			return "" // the interpreter reports the failure
+			return nil, "" // the interpreter reports the failure
 		}
 		data, err := io.ReadAll(io.LimitReader(f, 16<<20))
 		f.Close()
 		if err != nil {
-			return ""
+			return nil, ""
 		}
 		src = string(data)
 	}
 	prog, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
-		return ""
+		return nil, ""
 	}
-	return Preflight(prog)
+	return prog, Preflight(prog)
 }
 
 func (st *runState) kindOf(name string) string {
@@ -435,6 +446,9 @@ func (st *runState) openHandler(ctx context.Context, name string, flag int, perm
 	}
 	if n := devFd(name); n >= 0 {
 		return st.openDevFd(hc, name, n)
+	}
+	if text, ok := scopeOf(ctx).takePendingSource(name); ok && flag == os.O_RDONLY {
+		return streamEnd{r: strings.NewReader(text)}, nil
 	}
 	if unmarked, ok := strings.CutPrefix(name, clobberMark); ok {
 		name = unmarked

@@ -13,9 +13,9 @@ import (
 // does with others into calls of a hidden command (fdCommand) that keeps
 // the runner's own descriptor table (fds.go), before the script runs:
 //
-//	cmd 3<f            →  { ␀fd push G 3 '<' && cmd; ␀fd pop G $?; }
-//	exec 3<f           →  ␀fd set 3 '<'            (the file in an assignment)
-//	cmd {v}>f          →  v=$(␀fd free) && ␀fd set "$v" '>'; cmd
+//	cmd 3<f            →  { ␁fd push G 3 '<' && cmd; ␁fd pop G $?; }
+//	exec 3<f           →  ␁fd set 3 '<'            (the file in an assignment)
+//	cmd {v}>f          →  v=$(␁fd free) && ␁fd set "$v" '>'; cmd
 //	cmd >&3, <&$fd     →  cmd >/dev/fd/3, </dev/fd/$fd (the open handler's)
 //	read -u 3 x        →  read x </dev/fd/3
 //	cmd >|f            →  cmd > ␁clobber␁f (the open handler skips noclobber)
@@ -24,8 +24,10 @@ import (
 // File names travel in an assignment prefix (fdTargetVar=WORD) so that
 // they are neither split nor globbed, as in a redirection.
 
-// fdCommand is the hidden command's name; no script can spell a NUL byte.
-const fdCommand = "\x00fd"
+// fdCommand is the hidden command's name. Not a NUL byte: rewritten text
+// for source and eval is printed and parsed again, and the lexer drops
+// NULs. A script spelling it only reaches its own descriptor table.
+const fdCommand = "\x01wsfs-fd"
 
 // fdTargetVar carries a redirection's file name to fdCommand.
 const fdTargetVar = "WSFS_FD_TARGET"
@@ -58,11 +60,11 @@ func rewriteFile(f *syntax.File) {
 // pipeStatusCommand records and reports the statuses of a pipeline's
 // stages for PIPESTATUS:
 //
-//	␀pipestatus set ID I STATUS   stage I ended with STATUS
-//	␀pipestatus end ID STATUS     the pipeline ended with STATUS
-//	␀pipestatus get ID            print the stages' statuses
-//	␀pipestatus status ID         give the pipeline's status again
-const pipeStatusCommand = "\x00pipestatus"
+//	␁pipestatus set ID I STATUS   stage I ended with STATUS
+//	␁pipestatus end ID STATUS     the pipeline ended with STATUS
+//	␁pipestatus get ID            print the stages' statuses
+//	␁pipestatus status ID         give the pipeline's status again
+const pipeStatusCommand = "\x01wsfs-pipestatus"
 
 func isPipe(b *syntax.BinaryCmd) bool { return b.Op == syntax.Pipe || b.Op == syntax.PipeAll }
 
@@ -203,7 +205,8 @@ func fdOp(rd *syntax.Redirect) (string, bool) {
 // arguments (push G N, set N, var).
 func tableCall(rd *syntax.Redirect, lead ...*syntax.Word) *syntax.Stmt {
 	op, _ := fdOp(rd)
-	st := call(append(append([]*syntax.Word{lit(fdCommand)}, lead...), lit(op))...)
+	opWord := &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: op}}} // '<' survives printing
+	st := call(append(append([]*syntax.Word{lit(fdCommand)}, lead...), opWord)...)
 	switch {
 	case isHeredoc(rd.Op):
 		st.Redirs = []*syntax.Redirect{{OpPos: rd.OpPos, Op: rd.Op, Word: rd.Word, Hdoc: rd.Hdoc}}
@@ -308,7 +311,7 @@ func isClose(rd *syntax.Redirect) bool {
 	return op == "close"
 }
 
-// assignFdVar is NAME=$(␀fd free) && ␀fd set "$NAME" OP for a {NAME}
+// assignFdVar is NAME=$(␁fd free) && ␁fd set "$NAME" OP for a {NAME}
 // redirection: the descriptor is opened in the shell itself (a command
 // substitution would see its own stdout).
 func assignFdVar(name string, rd *syntax.Redirect) *syntax.Stmt {
@@ -418,5 +421,20 @@ func (t traceFilter) Write(p []byte) (int, error) {
 
 func isHiddenTrace(p []byte) bool {
 	return len(p) > 0 && p[len(p)-1] == '\n' &&
-		(bytes.Contains(p, []byte(fdCommand+" ")) || bytes.Contains(p, []byte(pipeStatusCommand+" ")))
+		(bytes.Contains(p, []byte(fdCommand[1:])) || bytes.Contains(p, []byte(pipeStatusCommand[1:])))
+}
+
+// rewriteSource rewrites prog and prints it back as shell text, for code
+// the interpreter parses itself (a sourced file, eval's arguments). It
+// reports false when the text would not parse back.
+func rewriteSource(prog *syntax.File) (string, bool) {
+	rewriteFile(prog)
+	var b strings.Builder
+	if err := syntax.NewPrinter().Print(&b, prog); err != nil {
+		return "", false
+	}
+	if _, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(b.String()), ""); err != nil {
+		return "", false
+	}
+	return b.String(), true
 }

@@ -391,6 +391,30 @@ type shellScope struct {
 	mu      sync.Mutex
 	funcs   map[string]bool
 	aliases map[string]bool
+	// pendingSource is the rewritten text of the file `source` is about
+	// to open (the open handler hands it over instead of the file).
+	pendingSource     string
+	pendingSourceText string
+}
+
+func (sc *shellScope) setPendingSource(name, text string) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.pendingSource, sc.pendingSourceText = name, text
+}
+
+// takePendingSource returns the rewritten text for name once, if source
+// registered it; any other open drops it.
+func (sc *shellScope) takePendingSource(name string) (string, bool) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.pendingSource == "" {
+		return "", false
+	}
+	match := sc.pendingSource == name
+	text := sc.pendingSourceText
+	sc.pendingSource, sc.pendingSourceText = "", ""
+	return text, match
 }
 
 type scopeKey struct{}
