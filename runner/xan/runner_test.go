@@ -17,11 +17,16 @@ func TestThroughRunner(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "p.csv"), []byte("name,age\nann,31\nbob,25\ncid,40\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	big := "n\n" + strings.Repeat("1234567890\n", 200000)
+	if err := os.WriteFile(filepath.Join(ws, "big.csv"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ script, stdout, stderrHas string }{
 		{`xan filter 'age > 30' p.csv | xan select name | xan to jsonl`, "{\"name\":\"ann\"}\n{\"name\":\"cid\"}\n", ""},
 		{`printf 'k\nb\na\n' | xan sort | xan behead`, "a\nb\n", ""},
 		{`xan sort -N -s age -o sorted.csv p.csv && cat sorted.csv`, "name,age\nbob,25\nann,31\ncid,40\n", ""},
 		{`xan count < p.csv`, "3\n", ""},
+		{`xan select n big.csv | head -n 2; echo "${PIPESTATUS[@]}"`, "n\n1234567890\n141 0\n", ""},
 		{`xan select nope p.csv; echo "status $?"`, "status 1\n", `xan select: column "nope" not found (columns: name, age)`},
 		{`help xan`, "", ""},
 	} {

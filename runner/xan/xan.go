@@ -58,7 +58,7 @@ func Commands() []command.Spec {
 	flags = append(flags, "-d DELIM", "-t", "-n", "-o FILE", "-h", "--help")
 	return []command.Spec{{
 		Name:    "xan",
-		Summary: "CSV toolkit: select, search, filter, sort, frequency, stats, slice, to/from json, view, join (medialab/xan subset)",
+		Summary: "CSV toolkit (medialab/xan subset): select, search, filter, map, sort, frequency, stats, groupby, join, to/from json, view",
 		Flags:   flags,
 		Func:    Run,
 	}}
