@@ -254,7 +254,8 @@ func (st *runState) help(hc interp.HandlerContext, args []string) []string {
 		}
 		fmt.Fprintf(hc.Stdout, "%s: %s\n", n, spec.Summary)
 		if len(spec.Flags) > 0 {
-			fmt.Fprintf(hc.Stdout, "  flags: %s\n", strings.Join(spec.Flags, " "))
+			// Two spaces: a flag such as "-n [-]N" has one inside it.
+			fmt.Fprintf(hc.Stdout, "  flags: %s\n", strings.Join(spec.Flags, "  "))
 		}
 	}
 	return statusArgs(code)
