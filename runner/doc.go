@@ -80,9 +80,10 @@
 //     a GNU tool killed by SIGPIPE.
 //   - Descriptors above 2 (exec 3<f, read -u 3, >&3, {var}>f, 3<<EOF),
 //     noclobber (set -C, >|) and PIPESTATUS are the runner's, by a rewrite
-//     of the script before it runs (rewrite.go): the descriptors are one
-//     table per command, so one a subshell opens with exec stays open in
-//     its parent; PIPESTATUS is set after pipelines only.
+//     of the script (and of sourced files and eval's code) before it runs
+//     (rewrite.go): the descriptors are one table per command, so one a
+//     subshell opens with exec stays open in its parent; PIPESTATUS is
+//     set after pipelines only; set -x shows read -u 3 as read.
 //   - Some alias and associative-array behaviour, heredoc words with
 //     expansions and $(( … )) holding a command follow mvdan/sh, not bash.
 package runner

@@ -6,10 +6,7 @@ import (
 )
 
 func TestRewrittenFeatures(t *testing.T) {
-	cases := []struct {
-		name, script, stdout, stderrHas string
-		code                            int
-	}{
+	cases := []scriptCase{
 		{"xtrace hides the hidden commands", "set -x; read -u 3 l 3<<< x; false | true; echo ${PIPESTATUS[0]}", "1\n", "+ read l\n", 0},
 		{"noclobber refuses with bash's words", "echo a > f; set -o noclobber; echo b > f", "", "bash: f: cannot overwrite existing file", 1},
 		{"noclobber spares /dev/null and appends", "set -C; echo a > /dev/null; echo b >> f; echo c >> f; cat f", "b\nc\n", "", 0},
@@ -23,17 +20,9 @@ func TestRewrittenFeatures(t *testing.T) {
 		{"eval rewritten", "eval 'exec 4> o; echo hi >&4; exec 4>&-'; cat o; eval 'true | false; echo ${PIPESTATUS[1]}'", "hi\n1\n", "", 0},
 		{"descriptors in a function", "printf '1\\n2\\n' > n; f() { while read -u 9 a; do echo \"<$a>\"; [ $a = 1 ] && return 0; done; }; f 9< n; f 9< n", "<1>\n<1>\n", "", 0},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s := newSandbox(t)
-			res := s.run(c.script, Limits{})
-			if string(res.Stdout) != c.stdout || res.ExitCode != c.code || !strings.Contains(string(res.Stderr), c.stderrHas) {
-				t.Errorf("%q:\n got %q exit %d stderr %q\nwant %q exit %d stderr containing %q",
-					c.script, res.Stdout, res.ExitCode, res.Stderr, c.stdout, c.code, c.stderrHas)
-			}
-			if strings.Contains(string(res.Stderr), "wsfs-") {
-				t.Errorf("stderr shows a hidden command: %q", res.Stderr)
-			}
-		})
-	}
+	runScriptCases(t, cases, Limits{}, func(t *testing.T, res Result) {
+		if strings.Contains(string(res.Stderr), "wsfs-") {
+			t.Errorf("stderr shows a hidden command: %q", res.Stderr)
+		}
+	})
 }

@@ -6,11 +6,32 @@ import (
 	"time"
 )
 
+// scriptCase is a script run in a fresh sandbox and what it must give.
+type scriptCase struct {
+	name, script, stdout, stderrHas string
+	code                            int
+}
+
+// runScriptCases runs each case as a subtest; check, if not nil, looks
+// further at a result.
+func runScriptCases(t *testing.T, cases []scriptCase, lim Limits, check func(*testing.T, Result)) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSandbox(t)
+			res := s.run(c.script, lim)
+			if string(res.Stdout) != c.stdout || res.ExitCode != c.code || !strings.Contains(string(res.Stderr), c.stderrHas) {
+				t.Errorf("%q:\n got %q exit %d stderr %q\nwant %q exit %d stderr containing %q",
+					c.script, res.Stdout, res.ExitCode, res.Stderr, c.stdout, c.code, c.stderrHas)
+			}
+			if check != nil {
+				check(t, res)
+			}
+		})
+	}
+}
+
 func TestNestedShellsAndScripts(t *testing.T) {
-	cases := []struct {
-		name, script, stdout, stderrHas string
-		code                            int
-	}{
+	cases := []scriptCase{
 		{"script by path", "printf '#!/bin/bash\\necho \"$0|$#|$1|$2\"\\nexit 3\\n' > s.sh; chmod +x s.sh; ./s.sh a 'b c'", "./s.sh|2|a|b c\n", "", 3},
 		{"env shebang", "printf '#!/usr/bin/env bash\\necho $BASH\\n' > s.sh; chmod +x s.sh; ./s.sh", "/bin/bash\n", "", 0},
 		{"sh shebang", "printf '#!/bin/sh\\necho $SH $0\\n' > s.sh; chmod +x s.sh; /workspace/s.sh", "/bin/sh /workspace/s.sh\n", "", 0},
@@ -55,16 +76,7 @@ func TestNestedShellsAndScripts(t *testing.T) {
 		{"version variables", "echo $BASH ${BASH_VERSINFO[0]} ${BASH_VERSION%%.*}", "/bin/bash 5 5\n", "", 0},
 		{"not available list", "bash -c true && sh -c true && echo ok", "ok\n", "", 0},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s := newSandbox(t)
-			res := s.run(c.script, Limits{WallTime: 5 * time.Second})
-			if string(res.Stdout) != c.stdout || res.ExitCode != c.code || !strings.Contains(string(res.Stderr), c.stderrHas) {
-				t.Errorf("%q:\n got %q exit %d stderr %q\nwant %q exit %d stderr containing %q",
-					c.script, res.Stdout, res.ExitCode, res.Stderr, c.stdout, c.code, c.stderrHas)
-			}
-		})
-	}
+	runScriptCases(t, cases, Limits{WallTime: 5 * time.Second}, nil)
 }
 
 func TestNestedShellLimits(t *testing.T) {
