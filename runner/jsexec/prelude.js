@@ -84,7 +84,7 @@
   const console = {
     log: line(1), info: line(1), debug: line(1), error: line(2), warn: line(2), trace: line(2),
     dir: (v, o) => out(1, builtinRequire("util").inspect(v, { customInspect: false, ...o }) + "\n"),
-    table: line(1),
+    table: (...a) => console.log(...builtinRequire("internal/console_table")(...a)),
     assert(ok, ...a) { if (!ok) out(2, "Assertion failed" + (a.length ? ": " + format(a) : "") + "\n"); },
     group(...a) { if (a.length) console.log(...a); indent += "  "; },
     groupEnd() { indent = indent.slice(2); },
