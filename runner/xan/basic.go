@@ -627,3 +627,69 @@ func parseRow(s string) ([]string, error) {
 	}
 	return append(out, cur.String()), nil
 }
+
+var fixlengthsCmd = &subcommand{
+	name:    "fixlengths",
+	summary: "Pad (or cut, with -l) rows so every one has the same number of fields",
+	usage:   []string{"fixlengths [options] [<input>]"},
+	about: `
+Without -l, rows are padded with empty fields to the longest row's length
+(trailing empty fields not counted, at least 1): a file is read twice,
+stdin is held in memory. With -l, every row is padded or cut to n fields
+in one pass. The header row is a row like the others here.`,
+	flags: []flagDef{{"-l", "--length", "<n>", "Force every row to n fields (cutting longer ones)."}},
+	run: func(c *call) error {
+		name, err := c.oneInput(c.args)
+		if err != nil {
+			return err
+		}
+		length, err := c.num("length", 0)
+		if err != nil {
+			return err
+		}
+		if c.has("length") && length == 0 {
+			return usagef("--length must be at least 1")
+		}
+		var held [][]string
+		if length == 0 {
+			cr, err := c.openWith(name, true, true)
+			if err != nil {
+				return err
+			}
+			if err := each(cr, func(rec []string) error {
+				n := 1
+				for i, f := range rec {
+					if f != "" {
+						n = max(n, i+1)
+					}
+				}
+				length = max(length, n)
+				if name == "-" {
+					held = append(held, rec)
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		fix := func(rec []string) error {
+			if len(rec) < length {
+				rec = append(rec, make([]string, length-len(rec))...)
+			}
+			return c.out.Write(rec[:length])
+		}
+		if name == "-" && held != nil {
+			for _, rec := range held {
+				if err := fix(rec); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		cr, err := c.openWith(name, true, true)
+		if err != nil {
+			return err
+		}
+		return each(cr, fix)
+	},
+}

@@ -241,7 +241,7 @@ func (cr *csvReader) Read() ([]string, error) {
 	}
 	if !cr.flexible && len(rec) != cr.width {
 		line, _ := cr.r.FieldPos(0)
-		return nil, fmt.Errorf("%s: line %d: found a record with %d fields, but the first record has %d (the CSV is ragged or malformed)",
+		return nil, fmt.Errorf("%s: line %d: found a record with %d fields, but the first record has %d (the CSV is ragged or malformed; xan fixlengths pads short rows)",
 			cr.name, line, len(rec), cr.width)
 	}
 	return rec, nil

@@ -21,7 +21,7 @@ var fuzzCommands = [][]string{
 	{"dedup"}, {"behead"}, {"rename", "--prefix", "x"}, {"reverse"}, {"transpose"},
 	{"cat", "columns", "-", "-"}, {"join", "0", "-", "0", "a.csv"}, {"select", "-n", "0"},
 	{"map", `col(0) ++ "x" as y, len(col(-1))`}, {"agg", "count(), values(col(0)), sum(len(col(-1)))"},
-	{"groupby", "0", "count() as n, mode(col(-1)), median(len(col(0)))"},
+	{"groupby", "0", "count() as n, mode(col(-1)), median(len(col(0)))"}, {"fixlengths"}, {"fixlengths", "-l", "2"},
 }
 
 // FuzzXan runs every subcommand on arbitrary input: none may panic or

@@ -6,7 +6,8 @@
 // Subcommands: headers, count, select, search, filter, map, sort,
 // frequency (freq), stats, agg, groupby, slice, head, tail, to (json,
 // jsonl/ndjson, md, txt), from (json, jsonl/ndjson, txt), view, flatten,
-// cat rows|columns, dedup, rename, behead, join, reverse, transpose.
+// cat rows|columns, dedup, rename, behead, join, reverse, transpose,
+// fixlengths.
 // Common flags: -d DELIM (input delimiter; .tsv/.tab files default to
 // tab, .psv to |), -t/--tabs (a wsfs extension, as csvkit's -t),
 // -n/--no-headers, -o FILE, -h/--help; `xan CMD --help` documents each.
@@ -96,7 +97,7 @@ func init() {
 		headersCmd, countCmd, selectCmd, searchCmd, filterCmd, mapCmd, sortCmd,
 		frequencyCmd, statsCmd, aggCmd, groupbyCmd, sliceCmd, headCmd, tailCmd, toCmd, fromCmd,
 		viewCmd, flattenCmd, catCmd, dedupCmd, renameCmd, beheadCmd, joinCmd,
-		reverseCmd, transposeCmd,
+		reverseCmd, transposeCmd, fixlengthsCmd,
 	}
 }
 

@@ -285,6 +285,11 @@ func TestXan(t *testing.T) {
 		// reverse, transpose
 		{name: "reverse", args: "reverse l.csv", out: "id,name\n3,cid\n2,bob\n1,ann\n"},
 		{name: "transpose", args: "transpose l.csv", out: "id,1,2,3\nname,ann,bob,cid\n"},
+		// fixlengths
+		{name: "fixlengths", args: "fixlengths ragged.csv", out: "a,b\n1,2\n3,\n"},
+		{name: "fixlengths stdin", stdin: "a,b,,\n1\n", args: "fixlengths", out: "a,b\n1,\n"},
+		{name: "fixlengths length", stdin: "a,b,c\n1\n", args: "fixlengths -l 2", out: "a,b\n1,\n"},
+		{name: "fixlengths zero", stdin: "a\n", args: "fixlengths -l 0", code: 2, err: "at least 1"},
 		// usage
 		{name: "unknown command", args: "frobnicate", code: 2, err: `xan: unknown command "frobnicate"`},
 		{name: "unknown option", args: "count --frob p.csv", code: 2, err: "unknown option --frob"},
