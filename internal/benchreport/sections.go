@@ -51,7 +51,7 @@ func commands() Section {
 		Intro: "One command end to end as an agent calls it: `wsfs run` against a running server (the command, " +
 			"its output and its revision), `bash -c` and the just-bash CLI started for the same script.",
 		Runs: []Run{
-			{Pkg: pkg, Bench: "^BenchmarkRun$", Benchtime: "20x"},
+			{Pkg: pkg, Bench: "^BenchmarkRun$", Benchtime: "10x"},
 			{Pkg: "./runner", Bench: "^Benchmark(RunEchoHi|BashEchoHi)$", Benchtime: "1s"},
 		},
 		Comparisons: []Comparison{
@@ -81,7 +81,7 @@ func jsExec() Section {
 		Runs: []Run{
 			{Pkg: pkg, Bench: "^BenchmarkStart$/^(cold|cache)$", Benchtime: "1x"},
 			{Pkg: pkg, Bench: "^BenchmarkStart$/^warm$", Benchtime: "1s"},
-			{Pkg: pkg, Bench: "^BenchmarkJustBash$", Benchtime: "3x"},
+			{Pkg: pkg, Bench: "^BenchmarkJustBash$", Benchtime: "2x"},
 		},
 		Comparisons: []Comparison{{Metric: "ns/op", Columns: []string{cold, cache, warm, jb},
 			Subjects: []string{cold, cache, warm}, Baselines: []string{jb}, Cells: cells}},
@@ -111,7 +111,7 @@ func commitScaling() Section {
 			"in a workspace of 10 files and in one of 10,000 (the design allows 2×). `BenchmarkCommitScaling` " +
 			"alternates the two so that both see the same load; `BenchmarkMountScale` starts a server over 10,000 workspaces.",
 		Runs: []Run{
-			{Pkg: "./meta", Bench: "^BenchmarkCommit(OneFile|OneFileDurable|Scaling)$", Benchtime: "300x"},
+			{Pkg: "./meta", Bench: "^BenchmarkCommit(OneFile|OneFileDurable|Scaling)$", Benchtime: "100x"},
 			{Pkg: "./cmd/wsfs-core", Bench: "^BenchmarkMountScale$", Benchtime: "1x"},
 		},
 		Comparisons: []Comparison{{Metric: "ns/op", Columns: cols, Subjects: cols[1:], Baselines: cols[:1], Cells: cells}},
