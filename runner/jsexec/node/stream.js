@@ -34,6 +34,13 @@ Stream.prototype.pipe = function pipe(dest, options) {
   return dest;
 };
 
+// adoptMethods makes the functions options gives (read, write, ...) the
+// stream's _read, _write, ...
+function adoptMethods(stream, options, names) {
+  if (!options) return;
+  for (const n of names) if (typeof options[n] === "function") stream["_" + n] = options[n];
+}
+
 function hwm(options, objectMode, key) {
   const v = options && (options[key] !== undefined ? options[key] : options.highWaterMark);
   if (v === undefined || v === null) return objectMode ? 16 : 16384;
@@ -72,6 +79,16 @@ function destroyImpl(stream, err, cb) {
   return stream;
 }
 
+// lifecycle sets the fields of a stream state that both sides share.
+function lifecycle(state, options) {
+  state.destroyed = false;
+  state.closed = false;
+  state.errored = null;
+  state.errorEmitted = false;
+  state.emitClose = !options || options.emitClose !== false;
+  state.autoDestroy = !options || options.autoDestroy !== false;
+}
+
 // ---- Readable ----
 
 class ReadableState {
@@ -90,12 +107,7 @@ class ReadableState {
     this.emittedReadable = false;
     this.readableListening = false;
     this.resumeScheduled = false;
-    this.destroyed = false;
-    this.closed = false;
-    this.errored = null;
-    this.errorEmitted = false;
-    this.emitClose = !options || options.emitClose !== false;
-    this.autoDestroy = !options || options.autoDestroy !== false;
+    lifecycle(this, options);
     this.defaultEncoding = (options && options.defaultEncoding) || "utf8";
     this.decoder = null;
     this.encoding = null;
@@ -113,11 +125,7 @@ function Readable(options) {
   if (!(this instanceof Readable)) return new Readable(options);
   const isDuplex = this instanceof Duplex;
   this._readableState = new ReadableState(options, this, isDuplex);
-  if (options) {
-    if (typeof options.read === "function") this._read = options.read;
-    if (typeof options.destroy === "function") this._destroy = options.destroy;
-    if (typeof options.construct === "function") this._construct = options.construct;
-  }
+  adoptMethods(this, options, ["read", "destroy", "construct"]);
   Stream.call(this, options);
 }
 Object.setPrototypeOf(Readable.prototype, Stream.prototype);
@@ -573,12 +581,7 @@ class WritableState {
     this.finalCalled = false;
     this.prefinished = false;
     this.pendingcb = 0;
-    this.destroyed = false;
-    this.closed = false;
-    this.errored = null;
-    this.errorEmitted = false;
-    this.emitClose = !options || options.emitClose !== false;
-    this.autoDestroy = !options || options.autoDestroy !== false;
+    lifecycle(this, options);
     this.afterWriteTickInfo = null;
   }
 }
@@ -587,12 +590,7 @@ function Writable(options) {
   const isDuplex = this instanceof Duplex;
   if (!isDuplex && !(this instanceof Writable)) return new Writable(options);
   this._writableState = new WritableState(options, this, isDuplex);
-  if (options) {
-    if (typeof options.write === "function") this._write = options.write;
-    if (typeof options.writev === "function") this._writev = options.writev;
-    if (typeof options.destroy === "function") this._destroy = options.destroy;
-    if (typeof options.final === "function") this._final = options.final;
-  }
+  adoptMethods(this, options, ["write", "writev", "destroy", "final"]);
   Stream.call(this, options);
 }
 Object.setPrototypeOf(Writable.prototype, Stream.prototype);
@@ -851,10 +849,7 @@ function Transform(options) {
   if (!(this instanceof Transform)) return new Transform(options);
   Duplex.call(this, options);
   this._readableState.sync = false;
-  if (options) {
-    if (typeof options.transform === "function") this._transform = options.transform;
-    if (typeof options.flush === "function") this._flush = options.flush;
-  }
+  adoptMethods(this, options, ["transform", "flush"]);
 }
 Object.setPrototypeOf(Transform.prototype, Duplex.prototype);
 Object.setPrototypeOf(Transform, Duplex);

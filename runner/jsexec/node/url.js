@@ -63,6 +63,15 @@ const percentDecode = (s) => require("internal/encoding").utf8Decode(percentDeco
 
 // ---- hosts ----
 
+// RFC 3492's bias adaptation, shared by the encoder and the decoder.
+function adapt(d, num, first) {
+  d = first ? Math.floor(d / 700) : d >> 1;
+  d += Math.floor(d / num);
+  let k = 0;
+  for (; d > 455; k += 36) d = Math.floor(d / 35);
+  return k + Math.floor((36 * d) / (d + 38));
+}
+
 function punycodeEncode(label) {
   const cps = Array.from(label, (c) => c.codePointAt(0));
   let out = cps.filter((c) => c < 0x80).map((c) => String.fromCharCode(c)).join("");
@@ -71,13 +80,6 @@ function punycodeEncode(label) {
   if (basic) out += "-";
   let n = 128, delta = 0, bias = 72;
   const digit = (d) => String.fromCharCode(d < 26 ? d + 97 : d + 22);
-  const adapt = (d, num, first) => {
-    d = first ? Math.floor(d / 700) : d >> 1;
-    d += Math.floor(d / num);
-    let k = 0;
-    for (; d > 455; k += 36) d = Math.floor(d / 35);
-    return k + Math.floor((36 * d) / (d + 38));
-  };
   while (h < cps.length) {
     const m = Math.min(...cps.filter((c) => c >= n));
     delta += (m - n) * (h + 1);
@@ -110,13 +112,6 @@ function punycodeDecode(input) {
   if (basic < 0) basic = 0;
   for (let j = 0; j < basic; j++) out.push(input.charCodeAt(j));
   let n = 128, bias = 72, i = 0;
-  const adapt = (d, num, first) => {
-    d = first ? Math.floor(d / 700) : d >> 1;
-    d += Math.floor(d / num);
-    let k = 0;
-    for (; d > 455; k += 36) d = Math.floor(d / 35);
-    return k + Math.floor((36 * d) / (d + 38));
-  };
   for (let idx = basic > 0 ? basic + 1 : 0; idx < input.length;) {
     const oldi = i;
     for (let w = 1, k = 36; ; k += 36) {

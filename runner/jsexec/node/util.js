@@ -265,16 +265,11 @@ function formatRaw(ctx, value, recurseTimes, typedArray) {
     if (value.length === 0 && keys.length === 0) return `${braces[0]}]`;
     extras = "array";
     formatter = formatArray;
-  } else if (types.isSet(value)) {
+  } else if (types.isSet(value) || types.isMap(value)) {
+    const isSet = types.isSet(value);
     keys = ownKeys(ctx, value);
-    const p = prefix(constructor, tag, "Set", `(${value.size})`);
-    formatter = formatSet;
-    if (value.size === 0 && keys.length === 0) return `${p}{}`;
-    braces = [`${p}{`, "}"];
-  } else if (types.isMap(value)) {
-    keys = ownKeys(ctx, value);
-    const p = prefix(constructor, tag, "Map", `(${value.size})`);
-    formatter = formatMap;
+    const p = prefix(constructor, tag, isSet ? "Set" : "Map", `(${value.size})`);
+    formatter = isSet ? formatSet : formatMap;
     if (value.size === 0 && keys.length === 0) return `${p}{}`;
     braces = [`${p}{`, "}"];
   } else if (types.isTypedArray(value)) {
