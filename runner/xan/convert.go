@@ -387,7 +387,16 @@ type ordered struct {
 	vals []any // nested values: *ordered, []any, string, json.Number, bool, nil
 }
 
-func decodeOrdered(dec *json.Decoder) (any, error) {
+// maxNesting bounds how deep JSON values and expressions may nest, so
+// hostile input gets an error instead of exhausting the stack.
+const maxNesting = 500
+
+var errTooDeep = fmt.Errorf("nested more than %d levels deep", maxNesting)
+
+func decodeOrdered(dec *json.Decoder, depth int) (any, error) {
+	if depth > maxNesting {
+		return nil, errTooDeep
+	}
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -402,7 +411,7 @@ func decodeOrdered(dec *json.Decoder) (any, error) {
 				if err != nil {
 					return nil, err
 				}
-				v, err := decodeOrdered(dec)
+				v, err := decodeOrdered(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -414,7 +423,7 @@ func decodeOrdered(dec *json.Decoder) (any, error) {
 		case '[':
 			var a []any
 			for dec.More() {
-				v, err := decodeOrdered(dec)
+				v, err := decodeOrdered(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -517,7 +526,7 @@ func (c *call) fromJSON(raw io.Reader, display string, lines bool) error {
 	var records []any
 	if lines {
 		for {
-			v, err := decodeOrdered(dec)
+			v, err := decodeOrdered(dec, 0)
 			if err == io.EOF {
 				break
 			}
@@ -527,7 +536,7 @@ func (c *call) fromJSON(raw io.Reader, display string, lines bool) error {
 			records = append(records, v)
 		}
 	} else {
-		v, err := decodeOrdered(dec)
+		v, err := decodeOrdered(dec, 0)
 		if err == io.EOF {
 			return fmt.Errorf("%s: empty input, expected a JSON array or object", display)
 		}

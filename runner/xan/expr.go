@@ -261,6 +261,7 @@ type parser struct {
 	headers []string
 	named   bool
 	piped   *any // the left side of the innermost pipe, read by "_"
+	depth   int
 }
 
 // pipe parses the right side of "left | right": a function name alone
@@ -327,6 +328,10 @@ func precedence(t token) (string, int) {
 }
 
 func (p *parser) expr(minPrec int) (evalFn, error) {
+	if p.depth++; p.depth > maxNesting {
+		return nil, fmt.Errorf("expression: %w", errTooDeep)
+	}
+	defer func() { p.depth-- }()
 	left, err := p.unary()
 	if err != nil {
 		return nil, err
@@ -358,6 +363,10 @@ func (p *parser) expr(minPrec int) (evalFn, error) {
 }
 
 func (p *parser) unary() (evalFn, error) {
+	if p.depth++; p.depth > maxNesting {
+		return nil, fmt.Errorf("expression: %w", errTooDeep)
+	}
+	defer func() { p.depth-- }()
 	t := p.peek()
 	if (t.kind == tOp && (t.text == "!" || t.text == "-")) || (t.kind == tIdent && t.text == "not") {
 		p.next()
@@ -809,10 +818,13 @@ func applyBinary(op string, a, b any) (any, error) {
 	switch op {
 	case "==", "!=", "<", "<=", ">", ">=":
 		c := compareNumbers(x, y)
-		return cmpResult(map[string]string{"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}[op], c), nil
+		return cmpResult(numericToString[op], c), nil
 	}
 	return arith(op, x, y)
 }
+
+// numericToString maps a numeric comparison to its string twin.
+var numericToString = map[string]string{"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 
 func cmpResult(op string, c int) bool {
 	switch op {

@@ -133,6 +133,8 @@ func TestXan(t *testing.T) {
 		{name: "filter pipe", args: "filter trim(name)·|·len·==·4 p.csv", out: "name,age,city\nJohn,12,Paris\nLucy,15,\"Lyon, FR\"\n"},
 		{name: "filter pipe placeholder", args: `filter name·|·lower(_)·|·startswith(_,·"j") p.csv`, out: "name,age,city\nJohn,12,Paris\n"},
 		{name: "filter pipe nested", args: `filter add(name·|·len,·1)·==·4 p.csv`, out: "name,age,city\nAnn,,Nice\n"},
+		{name: "filter too deep", args: "filter " + strings.Repeat("(", 600) + "1" + strings.Repeat(")", 600) + " p.csv", code: 1, err: "nested more than 500 levels deep"},
+		{name: "filter unary too deep", args: "filter " + strings.Repeat("!", 100000) + "1 p.csv", code: 1, err: "nested more than 500 levels deep"},
 		// map
 		{name: "map pipe", stdin: "name\nle.monde\n", args: `map split(name,·".")·|·first·|·upper·as·n`, out: "name,n\nle.monde,LE\n"},
 		{name: "map", stdin: "a,b\n1,4\n5,2\n", args: "map a·+·b·as·c", out: "a,b,c\n1,4,5\n5,2,7\n"},
@@ -226,6 +228,7 @@ func TestXan(t *testing.T) {
 		{name: "from stdin needs format", stdin: "[]", args: "from", code: 2, err: "give the input format with -f"},
 		{name: "from stdin format", stdin: `[1,"a"]`, args: "from -f json", out: "value\n1\na\n"},
 		{name: "from bad json", stdin: "[\n{\"a\":}\n]", args: "from -f json", code: 1, err: "<stdin>: line 2: invalid JSON"},
+		{name: "from json too deep", stdin: strings.Repeat("[", 100000), args: "from -f json", code: 1, err: "nested more than 500 levels deep"},
 		{name: "from txt", args: "from -c word lines.txt", out: "word\none\ntwo\nthree\n"},
 		// view, flatten
 		{name: "view", args: "view p.csv", out: "Displaying 3 cols from 3 rows of p.csv\n" +
