@@ -88,6 +88,8 @@ func TestXan(t *testing.T) {
 		{name: "select missing file", args: "select a nope.csv", code: 1, err: "xan select: nope.csv: No such file or directory"},
 		{name: "select directory", args: "select a sub", code: 1, err: "sub: Is a directory"},
 		{name: "select confined", args: "select a ../../etc/passwd", code: 1, err: "No such file or directory"},
+		{name: "select absolute host path", args: "select a /etc/passwd", code: 1, err: "/etc/passwd: No such file or directory"},
+		{name: "output outside the workspace", args: "select -o /etc/xan-test.csv name p.csv", code: 1, err: "/etc/xan-test.csv:"},
 		{name: "select evaluate refused", args: "select -e a p.csv", code: 2, err: "not supported"},
 		{name: "select lone empty field quoted", stdin: "a,b\n,1\n", args: "select a", out: "a\n\"\"\n"},
 		// search
