@@ -367,3 +367,18 @@ func interpreterAdvice(prog string) string {
 	}
 	return msg
 }
+
+// shellSpecs are bash and sh in the command table, for help, which,
+// command -v and `wsfs commands`. The runner runs them itself (runShell)
+// before it looks at the table, so Func answers only a caller outside it.
+func shellSpecs() []command.Spec {
+	flags := []string{"-c STRING [NAME [ARGS]]", "-s [ARGS]", "FILE [ARGS]", "-e", "-u", "-x", "-f", "-n", "-a", "-o OPTION", "--version"}
+	outside := func(_ context.Context, env *command.Env) int {
+		env.Errorf("a nested shell runs only inside wsfs run")
+		return 126
+	}
+	return []command.Spec{
+		{Name: "bash", Summary: "run a script or a command string in a nested shell (same sandbox, limits and revision)", Flags: flags, Func: outside},
+		{Name: "sh", Summary: "bash under another name (bash's dialect, not dash)", Flags: flags, Func: outside},
+	}
+}

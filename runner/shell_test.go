@@ -75,6 +75,7 @@ func TestNestedShellsAndScripts(t *testing.T) {
 		{"functions stay in the child", "bash -c 'f() { echo f; }; f'; type f >/dev/null 2>&1 || echo nofunc", "f\nnofunc\n", "", 0},
 		{"version variables", "echo $BASH ${BASH_VERSINFO[0]} ${BASH_VERSION%%.*}", "/bin/bash 5 5\n", "", 0},
 		{"not available list", "bash -c true && sh -c true && echo ok", "ok\n", "", 0},
+		{"shells are commands", "which bash sh; command -v bash; type sh; help bash | head -c 5; \"$(command -v bash)\" -c 'echo in'; timeout 5 sh -c 'echo t'", "/bin/bash\n/bin/sh\n/bin/bash\nsh is /bin/sh\nbash:in\nt\n", "", 0},
 	}
 	runScriptCases(t, cases, Limits{WallTime: 5 * time.Second}, nil)
 }

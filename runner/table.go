@@ -24,7 +24,7 @@ func CommandSpecs() []command.Spec {
 	var all []command.Spec
 	seen := map[string]bool{}
 	for _, specs := range [][]command.Spec{
-		coreutils.Commands(), textutils.Commands(), grep.Commands(),
+		shellSpecs(), coreutils.Commands(), textutils.Commands(), grep.Commands(),
 		sed.Commands(), awk.Commands(), jq.Commands(), jsexec.Commands(),
 		yq.Commands(), htmlmd.Commands(), sqlite.Commands(), xan.Commands(),
 	} {
