@@ -491,3 +491,114 @@ func median(v []float64) float64 {
 	}
 	return (v[m-1] + v[m]) / 2
 }
+
+var transformCmd = &subcommand{
+	name:    "transform",
+	summary: "Rewrite columns with an expression where _ is the cell: xan transform name 'upper(_)'",
+	usage:   []string{"transform [options] <column> <expression> [<input>]"},
+	about: `
+Each selected column's cell is replaced by the expression's value, with _
+standing for the cell (a function name alone, as upper, is called with
+it). The expression language is filter's: see xan filter --help.`,
+	flags: []flagDef{
+		{"-f", "--evaluate-file", "", "The expression argument is a file holding it."},
+		{"-r", "--rename", "<name>", "New name for the transformed column (one column only)."},
+	},
+	run: func(c *call) error {
+		if len(c.args) < 2 {
+			return usagef("transform needs a column selection and an expression")
+		}
+		sel := c.args[0]
+		c.args = c.args[1:]
+		src, args, err := c.expression()
+		if err != nil {
+			return err
+		}
+		cr, err := c.input(args)
+		if cr == nil {
+			return err
+		}
+		idx, err := selectColumns(sel, cr.Headers(), cr.HasHeaders())
+		if err != nil {
+			return err
+		}
+		slot, fn, err := compileTransform(src, cr.Headers(), cr.HasHeaders())
+		if err != nil {
+			return err
+		}
+		h := append([]string(nil), cr.Headers()...)
+		if c.has("rename") {
+			if len(idx) != 1 {
+				return usagef("--rename needs a selection of exactly one column, not %d", len(idx))
+			}
+			h[idx[0]] = c.str("rename", "")
+		}
+		if err := c.writeHeaders(h); err != nil {
+			return err
+		}
+		row := -1
+		return each(cr, func(rec []string) error {
+			row++
+			out := append([]string(nil), rec...)
+			for _, i := range idx {
+				*slot = rec[i]
+				v, err := fn(rec)
+				if err != nil {
+					return fmt.Errorf("row %d: %s: %w", row, h[i], err)
+				}
+				out[i] = cellString(v)
+			}
+			return c.out.Write(out)
+		})
+	},
+}
+
+// compileTransform compiles src with _ bound to *slot; a lone function
+// name is called with _.
+func compileTransform(src string, headers []string, named bool) (*any, evalFn, error) {
+	slot := new(any)
+	if name := strings.TrimSpace(src); functions[name].min > 0 || functions[name].lazy != nil {
+		src = name + "(_)"
+	}
+	toks, err := lex(src)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := &parser{toks: toks, headers: headers, named: named, piped: slot}
+	fn, err := p.expr(0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if t := p.peek(); t.kind != tEOF {
+		return nil, nil, fmt.Errorf("expression: unexpected %q at offset %d", t.text, t.pos)
+	}
+	return slot, fn, nil
+}
+
+var enumCmd = &subcommand{
+	name:    "enum",
+	summary: "Prepend an index column (0, 1, 2, …)",
+	usage:   []string{"enum [options] [<input>]"},
+	flags: []flagDef{
+		{"-c", "--column-name", "<arg>", "Name of the column (default index)."},
+		{"-S", "--start", "<n>", "Number to count from (default 0)."},
+	},
+	run: func(c *call) error {
+		start, err := c.num("start", 0)
+		if err != nil {
+			return err
+		}
+		cr, err := c.input(c.args)
+		if cr == nil {
+			return err
+		}
+		if err := c.writeHeaders(append([]string{c.str("column-name", "index")}, cr.Headers()...)); err != nil {
+			return err
+		}
+		i := start
+		return each(cr, func(rec []string) error {
+			i++
+			return c.out.Write(append([]string{strconv.Itoa(i - 1)}, rec...))
+		})
+	},
+}

@@ -22,6 +22,7 @@ var fuzzCommands = [][]string{
 	{"cat", "columns", "-", "-"}, {"join", "0", "-", "0", "a.csv"}, {"select", "-n", "0"},
 	{"map", `col(0) ++ "x" as y, len(col(-1))`}, {"agg", "count(), values(col(0)), sum(len(col(-1)))"},
 	{"groupby", "0", "count() as n, mode(col(-1)), median(len(col(0)))"}, {"fixlengths"}, {"fixlengths", "-l", "2"},
+	{"transform", "0", "upper"}, {"transform", "-1", "_ ++ len(_)"}, {"enum", "-S", "3"},
 }
 
 // FuzzXan runs every subcommand on arbitrary input: none may panic or

@@ -3,11 +3,11 @@
 // xan's subcommand names, flags and output formats where they exist, so an
 // agent that knows xan gets what it expects.
 //
-// Subcommands: headers, count, select, search, filter, map, sort,
+// Subcommands: headers, count, select, search, filter, map, transform, sort,
 // frequency (freq), stats, agg, groupby, slice, head, tail, to (json,
 // jsonl/ndjson, md, txt), from (json, jsonl/ndjson, txt), view, flatten,
 // cat rows|columns, dedup, rename, behead, join, reverse, transpose,
-// fixlengths.
+// fixlengths, enum.
 // Common flags: -d DELIM (input delimiter; .tsv/.tab files default to
 // tab, .psv to |), -t/--tabs (a wsfs extension, as csvkit's -t),
 // -n/--no-headers, -o FILE, -h/--help; `xan CMD --help` documents each.
@@ -23,7 +23,7 @@
 // negative indices from the end, inclusive ranges "a:c", "!col" negation,
 // "name[n]" for the nth duplicate, "pre*" / "*suf" globs and "*" for all.
 //
-// filter and map evaluate a subset of xan's expression language
+// filter, map and transform evaluate a subset of xan's expression language
 // (moonblade): literals, column names, col(), arithmetic, numeric (== < …)
 // and string (eq lt …) comparisons, && || !, in / not in, regex literals,
 // indexing and about fifty functions (lower, trim, len, contains,
@@ -94,10 +94,10 @@ var subcommands []*subcommand
 
 func init() {
 	subcommands = []*subcommand{
-		headersCmd, countCmd, selectCmd, searchCmd, filterCmd, mapCmd, sortCmd,
+		headersCmd, countCmd, selectCmd, searchCmd, filterCmd, mapCmd, transformCmd, sortCmd,
 		frequencyCmd, statsCmd, aggCmd, groupbyCmd, sliceCmd, headCmd, tailCmd, toCmd, fromCmd,
 		viewCmd, flattenCmd, catCmd, dedupCmd, renameCmd, beheadCmd, joinCmd,
-		reverseCmd, transposeCmd, fixlengthsCmd,
+		reverseCmd, transposeCmd, fixlengthsCmd, enumCmd,
 	}
 }
 

@@ -146,6 +146,15 @@ func TestXan(t *testing.T) {
 		{name: "map float and list", stdin: "a\n3\n", args: `map a·/·2·as·h,·split("x,y",·",")·as·l`, out: "a,h,l\n3,1.5,\"[\"\"x\"\",\"\"y\"\"]\"\n"},
 		{name: "map error", stdin: "a\nx\n", args: "map a·+·1·as·b", out: "a,b\n", code: 1, err: "row 0: b: +: cannot use \"x\" as a number"},
 		{name: "map syntax", stdin: "a\nx\n", args: "map a·as", code: 1, err: "expected a column name after \"as\""},
+		// transform, enum
+		{name: "transform", stdin: "name,surname\njohn,davis\nmary,sue\n", args: "transform surname upper(_)", out: "name,surname\njohn,DAVIS\nmary,SUE\n"},
+		{name: "transform elided", stdin: "name,surname\njohn,davis\n", args: "transform name,surname upper", out: "name,surname\nJOHN,DAVIS\n"},
+		{name: "transform rename", stdin: "a,b\n1,2\n", args: "transform -r c b _·*·10·+·a", out: "a,c\n1,21\n"},
+		{name: "transform rename many", stdin: "a,b\n1,2\n", args: "transform -r c a,b _", code: 2, err: "exactly one column"},
+		{name: "transform error", stdin: "a\nx\n", args: "transform a _·+·1", out: "a\n", code: 1, err: "row 0: a: +: cannot use"},
+		{name: "enum", args: "enum l.csv", out: "index,id,name\n0,1,ann\n1,2,bob\n2,3,cid\n"},
+		{name: "enum start name", args: "enum -S 1 -c n -s x l.csv", code: 2, err: "unknown option -s"},
+		{name: "enum start", args: "enum -S 1 -c n l.csv", out: "n,id,name\n1,1,ann\n2,2,bob\n3,3,cid\n"},
 		// agg, groupby
 		{name: "agg", args: "agg sum(age)·as·total,·mean(age),·count(),·count(age)·as·n p.csv", out: "total,mean(age),count(),n\n27,13.5,3,2\n"},
 		{name: "agg strings", args: `agg values(name),·values(name,·";")·as·v,·distinct_values(city)·as·d,·cardinality(city)·as·k,·first(age)·as·f,·last(age)·as·l p.csv`,
