@@ -64,7 +64,9 @@ var (
 var nodeGlobalUses = map[string]string{
 	"Buffer": "buffer", "atob": "buffer", "btoa": "buffer", "TextEncoder": "internal/encoding",
 	"TextDecoder": "internal/encoding", "URL": "url", "URLSearchParams": "url", "structuredClone": "internal/clone",
-	"console": "util",
+	"console": "util", "Event": "internal/event_target", "CustomEvent": "internal/event_target",
+	"EventTarget": "internal/event_target", "AbortController": "internal/event_target",
+	"AbortSignal": "internal/event_target",
 }
 
 var requirePat = regexp.MustCompile(`require\("([a-z_/]+)"\)`)

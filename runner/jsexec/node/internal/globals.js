@@ -22,6 +22,9 @@ lazy("TextDecoder", "internal/encoding", "TextDecoder");
 lazy("URL", "url", "URL");
 lazy("URLSearchParams", "url", "URLSearchParams");
 lazy("structuredClone", "internal/clone", "structuredClone");
+for (const name of ["Event", "CustomEvent", "EventTarget", "AbortController", "AbortSignal"]) {
+  lazy(name, "internal/event_target", name);
+}
 g.global = g;
 
 // setImmediate, where the prelude's timers lack it: a zero-delay timer.

@@ -1,0 +1,25 @@
+const { inspect } = require('util');
+const ac = new AbortController();
+console.log(inspect(ac), ac.signal.aborted, typeof EventTarget, typeof Event, typeof CustomEvent);
+ac.signal.addEventListener('abort', (e) => console.log('abort event', e.type, e instanceof Event, ac.signal.reason.name));
+ac.signal.onabort = () => console.log('onabort');
+ac.abort();
+ac.abort();
+console.log(inspect(ac.signal), ac.signal.reason.message);
+try { ac.signal.throwIfAborted(); } catch (e) { console.log('thrown', e.name, e.code); }
+const s2 = AbortSignal.abort('why'); console.log(s2.aborted, s2.reason);
+const t = new EventTarget(); const seen = [];
+const h = (e) => seen.push(e.type + (e.detail ? ':' + e.detail : ''));
+t.addEventListener('x', h); t.addEventListener('x', h); t.addEventListener('x', { handleEvent: (e) => seen.push('obj') }, { once: true });
+t.dispatchEvent(new Event('x')); t.dispatchEvent(new CustomEvent('x', { detail: 7 })); t.removeEventListener('x', h); t.dispatchEvent(new Event('x'));
+console.log(seen.join(','));
+const ev = new Event('c', { cancelable: true }); t.addEventListener('c', (e) => e.preventDefault());
+console.log(t.dispatchEvent(ev), ev.defaultPrevented, t.dispatchEvent(new Event('c')));
+const { once, EventEmitter } = require('events'); const ee = new EventEmitter(); const ac2 = new AbortController();
+once(ee, 'never', { signal: ac2.signal }).catch((e) => console.log('once aborted', e.name, e.code));
+ac2.abort();
+const { setTimeout: sleep } = require('timers/promises'); const ac3 = new AbortController();
+sleep(1000, null, { signal: ac3.signal }).catch((e) => console.log('sleep aborted', e.name, e.code));
+ac3.abort();
+AbortSignal.timeout(5).addEventListener('abort', function () { console.log('timeout', this.reason.name); });
+setTimeout(() => {}, 20);
