@@ -70,16 +70,8 @@ filter's: see xan filter --help.`,
 		{"-f", "--evaluate-file", "", "The expression argument is a file holding it."},
 	},
 	run: func(c *call) error {
-		src, args, err := c.expression()
-		if err != nil {
-			return err
-		}
-		cr, err := c.input(args)
+		cr, exprs, err := c.namedExprs(false)
 		if cr == nil {
-			return err
-		}
-		exprs, err := compileNamed(src, cr.Headers(), cr.HasHeaders(), false)
-		if err != nil {
 			return err
 		}
 		h := cr.Headers()
@@ -124,6 +116,25 @@ func (c *call) expression() (string, []string, error) {
 		src = string(b)
 	}
 	return src, c.args[1:], nil
+}
+
+// namedExprs reads the expression argument, opens the input after it and
+// compiles the expression list against its headers; cr is nil when the
+// input is empty or on error.
+func (c *call) namedExprs(aggregate bool) (*csvReader, []namedExpr, error) {
+	src, args, err := c.expression()
+	if err != nil {
+		return nil, nil, err
+	}
+	cr, err := c.input(args)
+	if cr == nil {
+		return nil, nil, err
+	}
+	exprs, err := compileNamed(src, cr.Headers(), cr.HasHeaders(), aggregate)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cr, exprs, nil
 }
 
 // cellString writes a value into a CSV cell: lists as JSON arrays.
@@ -188,16 +199,8 @@ func (c *call) aggregate(grouped bool) error {
 		}
 		groupSel, c.args = c.args[0], c.args[1:]
 	}
-	src, args, err := c.expression()
-	if err != nil {
-		return err
-	}
-	cr, err := c.input(args)
+	cr, exprs, err := c.namedExprs(true)
 	if cr == nil {
-		return err
-	}
-	exprs, err := compileNamed(src, cr.Headers(), cr.HasHeaders(), true)
-	if err != nil {
 		return err
 	}
 	var gidx []int
