@@ -798,6 +798,7 @@ module.exports = {
   format, formatWithOptions, inspect, promisify, callbackify, inherits, deprecate, debuglog, debug: debuglog,
   isDeepStrictEqual: (a, b) => comparisons.isDeepEqual(a, b, true),
   stripVTControlCharacters, toUSVString, types,
+  parseArgs: (config) => require("internal/parse_args").parseArgs(config),
   TextEncoder: encoding.TextEncoder, TextDecoder: encoding.TextDecoder,
   isArray: Array.isArray,
   isBoolean: (v) => typeof v === "boolean",
