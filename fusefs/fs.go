@@ -153,6 +153,9 @@ func Mount(ctx context.Context, dir string, opts Options) (*FS, error) {
 		return nil, fmt.Errorf("fusefs: mount %s: %w (is /dev/fuse available and are you root or in the fuse group?)", abs, err)
 	}
 	f.server = server
+	if err := closeDeviceOnExec(); err != nil {
+		f.log.Warn("fusefs: programs started from now on may inherit /dev/fuse", "err", err)
+	}
 	go f.autocommit()
 	return f, nil
 }

@@ -252,3 +252,40 @@ func crashChild() {
 	}
 	select {} // serve until killed
 }
+
+// TestDeviceNotInherited: a program the server starts (a warm worker) must
+// not inherit /dev/fuse.
+func TestDeviceNotInherited(t *testing.T) {
+	newEnv(t)
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, ent := range ents {
+		if target, _ := os.Readlink("/proc/self/fd/" + ent.Name()); target != "/dev/fuse" {
+			continue
+		}
+		found++
+		info, err := os.ReadFile("/proc/self/fdinfo/" + ent.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var flags string
+		for _, line := range strings.Split(string(info), "\n") {
+			if v, ok := strings.CutPrefix(line, "flags:"); ok {
+				flags = strings.TrimSpace(v)
+			}
+		}
+		f, err := strconv.ParseUint(flags, 8, 64)
+		if err != nil {
+			t.Fatalf("fdinfo %s: flags %q: %v", ent.Name(), flags, err)
+		}
+		if f&syscall.O_CLOEXEC == 0 {
+			t.Errorf("/dev/fuse is open on fd %s without close-on-exec (flags %s)", ent.Name(), flags)
+		}
+	}
+	if found == 0 {
+		t.Fatal("no descriptor on /dev/fuse while mounted")
+	}
+}
