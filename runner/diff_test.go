@@ -286,6 +286,15 @@ func nestedShellDiffCases() []string {
 		"echo 'exit 5' > e.sh; chmod +x e.sh; ./e.sh || echo failed $?",
 		"set -e; printf '#!/bin/bash\\nexit 1\\n' > f.sh; chmod +x f.sh; ./f.sh; echo not-here",
 		"printf '#!/bin/sh\\necho \"$0 $1\"\\n' > p.sh; chmod +x p.sh; ./p.sh one; sh ./p.sh two",
+		// what agents' scripts do
+		"cat > b.sh <<'EOF'\n#!/usr/bin/env bash\nset -euo pipefail\ntrap 'echo cleanup' EXIT\nusage() { echo \"usage: $0 [-v] NAME\" >&2; exit 2; }\nv=0\nwhile getopts 'vn:' o; do case $o in v) v=1;; n) n=$OPTARG;; *) usage;; esac; done\nshift $((OPTIND-1))\n[ $# -ge 1 ] || usage\necho \"v=$v n=${n:-} name=$1\"\nEOF\nchmod +x b.sh; ./b.sh -v -n 3 x; echo rc=$?; ./b.sh; echo rc=$?; ./b.sh -q y; echo rc=$?",
+		"cat > c.sh <<'EOF'\nset -u\necho \"${1:-}\" \"$undefined_var\"\necho not-here\nEOF\nbash c.sh a; echo rc=$?",
+		"cat > d.sh <<'EOF'\n#!/bin/bash\nmain() { local out; out=$(grep -c two \"$1\") || return 3; echo \"count=$out\"; }\nmain \"$@\"\nEOF\nchmod +x d.sh; ./d.sh a.txt; ./d.sh nums.txt; echo rc=$?",
+		"cat > e.sh <<'EOF'\n#!/bin/bash\nfor f in \"$@\"; do [ -f \"$f\" ] || { echo \"missing $f\" >&2; continue; }; wc -l < \"$f\"; done | sort -n | tail -n 1\nEOF\nchmod +x e.sh; ./e.sh a.txt nope words.txt",
+		"mkdir -p scripts; printf '#!/bin/bash\\necho lib-$1\\n' > scripts/lib.sh; printf '#!/bin/bash\\nsource \"$(dirname \"$0\")/lib.sh\" x\\n\"$(dirname \"$0\")\"/lib.sh y\\n' > scripts/main.sh; chmod +x scripts/*.sh; scripts/main.sh; bash scripts/main.sh",
+		"printf 'echo \"$1\" | tr a-z A-Z\\n' > up.sh; chmod +x up.sh; for w in ab cd; do ./up.sh $w; done | paste -sd,",
+		"bash -c 'echo $$ >/dev/null; echo ${#BASH_VERSION} >/dev/null; echo ok'",
+		"bash -c 'trap \"echo bye\" EXIT; exit 4'; echo rc=$?",
 	)
 }
 
