@@ -84,11 +84,34 @@ function inspect(value, opts) {
     for (const k of Object.keys(opts)) if (hasOwn(inspectDefaults, k) || k === "stylize") ctx[k] = opts[k];
   }
   if (ctx.depth === Infinity) ctx.depth = null;
+  if (typeof ctx.stylize !== "function") ctx.stylize = ctx.colors ? stylizeWithColor : stylizeNoColor;
   if (ctx.maxArrayLength === null) ctx.maxArrayLength = Infinity;
   if (ctx.maxStringLength === null) ctx.maxStringLength = Infinity;
   return formatValue(ctx, value, 0);
 }
 inspect.custom = customInspect;
+inspect.colors = Object.assign(Object.create(null), {
+  reset: [0, 0], bold: [1, 22], dim: [2, 22], italic: [3, 23], underline: [4, 24], blink: [5, 25], inverse: [7, 27],
+  hidden: [8, 28], strikethrough: [9, 29], doubleunderline: [21, 24], black: [30, 39], red: [31, 39], green: [32, 39],
+  yellow: [33, 39], blue: [34, 39], magenta: [35, 39], cyan: [36, 39], white: [37, 39], gray: [90, 39], grey: [90, 39],
+  redBright: [91, 39], greenBright: [92, 39], yellowBright: [93, 39], blueBright: [94, 39], magentaBright: [95, 39],
+  cyanBright: [96, 39], whiteBright: [97, 39],
+});
+inspect.styles = Object.assign(Object.create(null), {
+  special: "cyan", number: "yellow", bigint: "yellow", boolean: "yellow", undefined: "grey", null: "bold",
+  string: "green", symbol: "green", date: "magenta", regexp: "red", module: "underline",
+});
+function stylizeWithColor(str, styleType) {
+  const style = inspect.styles[styleType];
+  const color = style !== undefined ? inspect.colors[style] : undefined;
+  return color ? `\u001b[${color[0]}m${str}\u001b[${color[1]}m` : str;
+}
+function stylizeNoColor(str) {
+  return str;
+}
+// eslint-disable-next-line no-control-regex
+const colorCodes = /\u001b\[\d\d?m/g;
+const visibleLength = (ctx, s) => (ctx.colors ? s.replace(colorCodes, "").length : s.length);
 Object.defineProperty(inspect, "defaultOptions", {
   get: () => inspectDefaults,
   set: (o) => { Object.assign(inspectDefaults, o); },
@@ -134,14 +157,16 @@ function formatPrimitive(ctx, v) {
         trailer = `... ${rest} more character${rest > 1 ? "s" : ""}`;
       }
       if (ctx.compact !== true && v.length > 16 && v.length > ctx.breakLength - ctx.indentationLvl - 4) {
-        return v.split(/(?<=\n)/).map(strEscape).join(" +\n" + " ".repeat(ctx.indentationLvl + 2)) + trailer;
+        return v.split(/(?<=\n)/).map((l) => ctx.stylize(strEscape(l), "string")).join(" +\n" + " ".repeat(ctx.indentationLvl + 2)) + trailer;
       }
-      return strEscape(v) + trailer;
+      return ctx.stylize(strEscape(v), "string") + trailer;
     }
-    case "number": return formatNumber(v);
-    case "bigint": return v + "n";
-    case "symbol": return symbolString(v);
-    default: return String(v);
+    case "number": return ctx.stylize(formatNumber(v), "number");
+    case "bigint": return ctx.stylize(v + "n", "bigint");
+    case "boolean": return ctx.stylize(String(v), "boolean");
+    case "undefined": return ctx.stylize("undefined", "undefined");
+    case "symbol": return ctx.stylize(symbolString(v), "symbol");
+    default: return ctx.stylize(String(v), "null");
   }
 }
 function symbolString(s) {
@@ -156,7 +181,7 @@ function formatValue(ctx, value, recurseTimes, typedArray) {
     try { fn = value[customInspect]; } catch (e) { fn = undefined; }
     if (typeof fn === "function" && fn !== inspect) {
       const depth = ctx.depth === null ? null : ctx.depth - recurseTimes;
-      const opts = { ...ctx, depth, stylize: (s) => s };
+      const opts = { ...ctx, depth };
       delete opts.seen; delete opts.circular; delete opts.indentationLvl; delete opts.currentDepth;
       const ret = fn.call(value, depth, opts, inspect);
       if (ret !== value) {
@@ -172,7 +197,7 @@ function formatValue(ctx, value, recurseTimes, typedArray) {
       index = ctx.circular.size + 1;
       ctx.circular.set(value, index);
     }
-    return `[Circular *${index}]`;
+    return ctx.stylize(`[Circular *${index}]`, "special");
   }
   return formatRaw(ctx, value, recurseTimes, typedArray);
 }
@@ -304,20 +329,20 @@ function formatRaw(ctx, value, recurseTimes, typedArray) {
     } else if (typeof value === "function") {
       base = functionBase(value, constructor, tag);
       keys = keys.filter((k) => !(ctx.showHidden && (k === "arguments" || k === "caller")));
-      if (keys.length === 0) return base;
+      if (keys.length === 0) return ctx.stylize(base, "special");
       braces = ["{", "}"];
     } else if (types.isRegExp(value)) {
       base = RegExp.prototype.toString.call(value);
       const p = prefix(constructor, tag, "RegExp");
       if (p !== "RegExp ") base = `${p}${base}`;
       keys = keys.filter((k) => k !== "lastIndex");
-      if (keys.length === 0 || depthExceeded()) return base;
+      if (keys.length === 0 || depthExceeded()) return ctx.stylize(base, "regexp");
       braces = ["{", "}"];
     } else if (types.isDate(value)) {
       base = Number.isNaN(Date.prototype.getTime.call(value)) ? "Invalid Date" : Date.prototype.toISOString.call(value);
       const p = prefix(constructor, tag, "Date");
       if (p !== "Date ") base = `${p}${base}`;
-      if (keys.length === 0) return base;
+      if (keys.length === 0) return ctx.stylize(base, "date");
       braces = ["{", "}"];
     } else if (types.isNativeError(value) || value instanceof Error) {
       base = errorBase(value, keys, ctx.showHidden);
@@ -337,11 +362,11 @@ function formatRaw(ctx, value, recurseTimes, typedArray) {
       keys.unshift("byteLength", "byteOffset", "buffer");
     } else if (types.isPromise(value)) {
       braces = [`${prefix(constructor, tag, "Promise")}{`, "}"];
-      formatter = () => ["<unknown>"];
+      formatter = () => [ctx.stylize("<unknown>", "special")];
       noEntries = false;
     } else if (types.isWeakSet(value) || types.isWeakMap(value)) {
       braces = [`${prefix(constructor, tag, types.isWeakSet(value) ? "WeakSet" : "WeakMap")}{`, "}"];
-      formatter = () => ["<items unknown>"];
+      formatter = () => [ctx.stylize("<items unknown>", "special")];
       noEntries = false;
     } else if (types.isBoxedPrimitive(value)) {
       let type, prim;
@@ -350,10 +375,10 @@ function formatRaw(ctx, value, recurseTimes, typedArray) {
       }
       base = `[${type}`;
       if (type !== constructor) base += constructor === null ? " (null prototype)" : ` (${constructor})`;
-      base += `: ${formatPrimitive({ ...ctx, compact: true }, prim)}]`;
+      base += `: ${formatPrimitive({ ...ctx, compact: true, stylize: stylizeNoColor }, prim)}]`;
       if (tag !== "" && tag !== constructor) base += ` [${tag}]`;
       if (type === "String") keys = keys.filter((k) => !isIndex(k) && k !== "length");
-      if (keys.length === 0) return base;
+      if (keys.length === 0) return ctx.stylize(base, type.toLowerCase());
       braces = ["{", "}"];
     } else {
       if (types.isModuleNamespaceObject(value)) braces = ["[Module: null prototype] {", "}"];
@@ -365,7 +390,7 @@ function formatRaw(ctx, value, recurseTimes, typedArray) {
   if (depthExceeded()) {
     let name = constructor === null ? "Object: null prototype" : constructor;
     if (tag !== "" && tag !== constructor) name += ` [${tag}]`;
-    return `[${Array.isArray(value) && constructor === "Array" ? "Array" : name}]`;
+    return ctx.stylize(`[${Array.isArray(value) && constructor === "Array" ? "Array" : name}]`, "special");
   }
   recurseTimes += 1;
   ctx.seen.push(value);
@@ -380,7 +405,7 @@ function formatRaw(ctx, value, recurseTimes, typedArray) {
   if (ctx.circular !== undefined) {
     const index = ctx.circular.get(value);
     if (index !== undefined) {
-      const ref = `<ref *${index}>`;
+      const ref = ctx.stylize(`<ref *${index}>`, "special");
       if (ctx.compact !== true) base = base === "" ? ref : `${ref} ${base}`;
       else braces[0] = `${ref} ${braces[0]}`;
     }
@@ -411,21 +436,21 @@ function formatProperty(ctx, value, recurseTimes, key, type) {
       try {
         const v = desc.get.call(value);
         ctx.indentationLvl += 2;
-        str = `[${label}: ${v !== null && typeof v === "object" ? formatValue(ctx, v, recurseTimes) : formatPrimitive(ctx, v)}]`;
+        str = `${ctx.stylize(`[${label}:`, "special")} ${v !== null && typeof v === "object" ? formatValue(ctx, v, recurseTimes) : formatPrimitive(ctx, v)}${ctx.stylize("]", "special")}`;
         ctx.indentationLvl -= 2;
       } catch (e) {
-        str = `[${label}: <Inspection threw (${e.message})>]`;
+        str = ctx.stylize(`[${label}: <Inspection threw (${e.message})>]`, "special");
       }
-    } else str = `[${label}]`;
-  } else if (desc.set !== undefined) str = "[Setter]";
-  else str = "undefined";
+    } else str = ctx.stylize(`[${label}]`, "special");
+  } else if (desc.set !== undefined) str = ctx.stylize("[Setter]", "special");
+  else str = ctx.stylize("undefined", "undefined");
   if (type === "array") return str;
   let name;
-  if (typeof key === "symbol") name = `[${symbolString(key)}]`;
+  if (typeof key === "symbol") name = `[${ctx.stylize(symbolString(key), "symbol")}]`;
   else if (key === "__proto__") name = "['__proto__']";
   else if (desc.enumerable === false) name = `[${key}]`;
   else if (/^[a-zA-Z_][a-zA-Z_0-9]*$/.test(key)) name = key;
-  else name = strEscape(key);
+  else name = ctx.stylize(strEscape(key), "string");
   return `${name}: ${str}`;
 }
 
@@ -435,7 +460,7 @@ function formatArray(ctx, value, recurseTimes) {
   const output = [];
   let holes = 0;
   const flushHoles = () => {
-    if (holes > 0) output.push(`<${holes} empty item${holes > 1 ? "s" : ""}>`);
+    if (holes > 0) output.push(ctx.stylize(`<${holes} empty item${holes > 1 ? "s" : ""}>`, "undefined"));
     holes = 0;
   };
   let i = 0;
@@ -455,7 +480,7 @@ function formatTypedArray(ctx, value, recurseTimes, isBuffer) {
   const len = value.length;
   const max = Math.min(ctx.maxArrayLength, len);
   const output = new Array(max);
-  for (let i = 0; i < max; i++) output[i] = typeof value[i] === "bigint" ? value[i] + "n" : formatNumber(value[i]);
+  for (let i = 0; i < max; i++) output[i] = formatPrimitive(ctx, value[i]);
   if (len > max) output.push(`... ${len - max} more item${len - max > 1 ? "s" : ""}`);
   if (ctx.showHidden && !isBuffer) {
     ctx.indentationLvl += 2;
@@ -476,7 +501,7 @@ function hexBytes(ctx, bytes) {
   return s;
 }
 function formatArrayBuffer(ctx, value) {
-  return [`[Uint8Contents]: <${hexBytes(ctx, new Uint8Array(value))}>`];
+  return [`${ctx.stylize("[Uint8Contents]", "special")}: <${hexBytes(ctx, new Uint8Array(value))}>`];
 }
 
 function formatSet(ctx, value, recurseTimes) {
@@ -506,7 +531,7 @@ function formatMap(ctx, value, recurseTimes) {
 }
 
 function formatIteratorEntries() {
-  return ["<items unknown>"];
+  return [ctx.stylize("<items unknown>", "special")];
 }
 
 function formatObjectEntries() {
@@ -517,7 +542,7 @@ function isBelowBreakLength(ctx, output, start, base) {
   let total = output.length + start;
   if (total + output.length > ctx.breakLength) return false;
   for (const s of output) {
-    total += s.length;
+    total += visibleLength(ctx, s);
     if (total > ctx.breakLength) return false;
   }
   return base === "" || !base.includes("\n");
@@ -555,7 +580,7 @@ function groupArrayElements(ctx, output, value) {
   const sep = 2;
   const dataLen = new Array(outputLength);
   for (let i = 0; i < outputLength; i++) {
-    const len = output[i].length;
+    const len = visibleLength(ctx, output[i]);
     dataLen[i] = len;
     total += len + sep;
     if (maxLength < len) maxLength = len;
@@ -589,9 +614,10 @@ function groupArrayElements(ctx, output, value) {
       let j = i;
       for (; j < max - 1; j++) {
         const cell = `${output[j]}, `;
-        str += padStart ? cell.padStart(maxLineLength[j - i]) : cell.padEnd(maxLineLength[j - i]);
+        const width = maxLineLength[j - i] + output[j].length - dataLen[j];
+        str += padStart ? cell.padStart(width) : cell.padEnd(width);
       }
-      str += padStart ? output[j].padStart(maxLineLength[j - i] - sep) : output[j];
+      str += padStart ? output[j].padStart(maxLineLength[j - i] + output[j].length - dataLen[j] - sep) : output[j];
       tmp.push(str);
     }
     if (ctx.maxArrayLength < output.length) tmp.push(output[outputLength]);
