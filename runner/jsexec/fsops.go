@@ -132,12 +132,23 @@ func (h *host) read(this *qjs.This) (*qjs.Value, error) {
 		return nil, nodeError("open", name, "", err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
+	st, err := f.Stat()
+	switch {
+	case err == nil && st.IsDir():
 		return nil, nodeError("read", name, "", syscall.EISDIR)
+	case err == nil && st.Size() > int64(h.lim.memory):
+		// It could not fit in the script's memory: say so before reading.
+		return nil, &nodeErr{Code: "ERR_FS_FILE_TOO_LARGE", Syscall: "read", Path: name,
+			Message: fmt.Sprintf("File size (%d) is greater than js-exec's memory limit (%s): %s", st.Size(), h.lim.memoryText(), name)}
 	}
-	b, err := io.ReadAll(f)
+	// Stdin and devices have no size: read at most the memory limit.
+	b, err := io.ReadAll(io.LimitReader(f, int64(h.lim.memory)+1))
 	if err != nil {
 		return nil, nodeError("read", name, "", err)
+	}
+	if len(b) > h.lim.memory {
+		return nil, &nodeErr{Code: "ERR_FS_FILE_TOO_LARGE", Syscall: "read", Path: name,
+			Message: fmt.Sprintf("%s is larger than js-exec's memory limit (%s)", name, h.lim.memoryText())}
 	}
 	if argBool(this, 1) {
 		return this.Context().NewString(string(b)), nil

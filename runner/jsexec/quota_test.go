@@ -3,6 +3,8 @@ package jsexec
 import (
 	"context"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -50,5 +52,20 @@ func TestQuotaErrors(t *testing.T) {
 		if code != 0 || out.String() != want {
 			t.Errorf("%s: got %q (err %q, code %d), want %q", c.code, out.String(), errb.String(), code, want)
 		}
+	}
+}
+
+// TestFileTooLarge: a file that cannot fit in the script's memory is
+// refused before it is read.
+func TestFileTooLarge(t *testing.T) {
+	sb := commandtest.New(t)
+	if err := os.WriteFile(filepath.Join(sb.Workspace, "big.bin"), make([]byte, 65<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := sb.Run(context.Background(), Spec(Config{}).Func, "", "js-exec", "-c",
+		"try { require('fs').readFileSync('big.bin') } catch (e) { console.log(e.code, e.message) }")
+	want := "ERR_FS_FILE_TOO_LARGE File size (68157440) is greater than js-exec's memory limit (64 MiB): big.bin\n"
+	if r.Stdout != want || r.Code != 0 {
+		t.Errorf("got %+v, want %q", r, want)
 	}
 }
