@@ -311,13 +311,6 @@ func bashPath(t *testing.T) string {
 	return p
 }
 
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	if err := writeFilesErr(dir, files); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func writeFilesErr(dir string, files map[string]string) error {
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -371,14 +364,21 @@ func TestDifferentialAgainstBash(t *testing.T) {
 	cases := append(append(append([]string(nil), handDiffCases...), printfDiffCases...), generatedDiffCases()...)
 	cases = append(cases, nestedShellDiffCases()...)
 	table := DefaultCommands()
-	// bash runs in parallel first (its processes dominate the time).
+	// Both shells run in parallel workers first; the comparison follows.
 	results := make([]bashResult, len(cases))
+	runs := make([]Result, len(cases))
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
 			for i := range work {
 				results[i] = runBash(t, bash, cases[i])
+				wdir := t.TempDir()
+				if err := writeFilesErr(wdir, diffFiles); err != nil {
+					results[i].err = err
+					continue
+				}
+				runs[i] = Run(context.Background(), Config{Script: cases[i], WorkspaceDir: wdir, ScratchDir: t.TempDir(), Commands: table})
 			}
 		})
 	}
@@ -408,9 +408,7 @@ func TestDifferentialAgainstBash(t *testing.T) {
 		if b.err != nil {
 			t.Fatalf("%q: bash: %v", script, b.err)
 		}
-		wdir := t.TempDir()
-		writeFiles(t, wdir, diffFiles)
-		res := Run(context.Background(), Config{Script: script, WorkspaceDir: wdir, ScratchDir: t.TempDir(), Commands: table})
+		res := runs[i]
 		switch {
 		case string(res.Stdout) != b.stdout:
 			t.Errorf("%q: stdout\n got %q\nwant %q (stderr %q)", script, res.Stdout, b.stdout, res.Stderr)
