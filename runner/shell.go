@@ -147,7 +147,7 @@ func (st *runState) runShell(ctx context.Context, args []string, stdin io.Reader
 		}
 		src, stdin = data, strings.NewReader("")
 	default:
-		data, code := st.readScript(inv.file, dir, stderr, "bash")
+		data, code := st.readScript(inv.file, dir, stderr)
 		if code != 0 {
 			return code
 		}
@@ -158,30 +158,30 @@ func (st *runState) runShell(ctx context.Context, args []string, stdin io.Reader
 
 // readScript reads a script file named on a command line, with bash's
 // messages for a missing file or a folder.
-func (st *runState) readScript(name, dir string, stderr io.Writer, who string) ([]byte, int) {
+func (st *runState) readScript(name, dir string, stderr io.Writer) ([]byte, int) {
 	fsys := st.fsys.WithDir(dir, nil, nil, nil)
 	fi, err := fsys.Stat(name)
 	switch {
 	case err != nil:
-		fmt.Fprintf(stderr, "%s: %s: No such file or directory\n", who, name)
+		fmt.Fprintf(stderr, "bash: %s: No such file or directory\n", name)
 		return nil, StatusNotFound
 	case fi.IsDir():
-		fmt.Fprintf(stderr, "%s: %s: Is a directory\n", who, name)
+		fmt.Fprintf(stderr, "bash: %s: Is a directory\n", name)
 		return nil, 126
 	}
 	f, err := fsys.Open(name)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %s: %s\n", who, name, command.Strerror(err))
+		fmt.Fprintf(stderr, "bash: %s: %s\n", name, command.Strerror(err))
 		return nil, 126
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxScriptBytes+1))
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %s: %s\n", who, name, command.Strerror(err))
+		fmt.Fprintf(stderr, "bash: %s: %s\n", name, command.Strerror(err))
 		return nil, 126
 	}
 	if len(data) > maxScriptBytes {
-		fmt.Fprintf(stderr, "%s: %s: script larger than %d MiB\n", who, name, maxScriptBytes>>20)
+		fmt.Fprintf(stderr, "bash: %s: script larger than %d MiB\n", name, maxScriptBytes>>20)
 		return nil, 126
 	}
 	return data, 0
@@ -310,7 +310,7 @@ func (st *runState) runFile(ctx context.Context, args []string, stdin io.Reader,
 		fmt.Fprintf(stderr, "bash: %s: Permission denied\n", name)
 		return 126
 	}
-	src, code := st.readScript(name, dir, stderr, "bash")
+	src, code := st.readScript(name, dir, stderr)
 	if code != 0 {
 		return code
 	}
