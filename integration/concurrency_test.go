@@ -189,13 +189,28 @@ func concurrentRestore(t *testing.T, e *Env) {
 	e.MustWsfs("create", ws)
 	wantRun(t, e, ws, "echo one > one.txt", 0, "") // revision 2
 	wantRun(t, e, ws, "echo two > two.txt", 0, "") // revision 3
-	const script = "sleep 0.5; echo racer > racer.txt"
+	// The command holds the workspace until the test opens its gate on
+	// the mount; the restore is started while it runs. Either may end up
+	// first; neither may be lost.
+	const script = "while [ ! -e gate ]; do sleep 0.02; done; rm gate; echo racer > racer.txt"
 	var r RunResult
+	var res Result
 	var wg sync.WaitGroup
 	goRun(e, &wg, &r, ws, script)
 	waitSeen(t, e, ws, script)
-	res := e.MustWsfs("restore", ws+"@2")
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		res = e.Wsfs("restore", ws+"@2")
+	}()
+	time.Sleep(100 * time.Millisecond) // lets the restore reach the server (either order is right)
+	if err := os.WriteFile(filepath.Join(e.WorkspaceDir(ws), "gate"), nil, 0o644); err != nil {
+		t.Fatalf("opening the gate on the mount: %v", err)
+	}
 	wg.Wait()
+	if res.Code != 0 {
+		t.Fatalf("the restore: %v", res)
+	}
 	if r.ExitCode != 0 || !r.Committed {
 		t.Fatalf("the command: %+v", r)
 	}
