@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,6 +66,14 @@ func (st *runState) call(ctx context.Context, args []string) ([]string, error) {
 		return st.pipeStatusBuiltin(ctx, args), nil
 	case "set":
 		return st.setBuiltin(args), nil
+	case "shopt":
+		// lastpipe is decided when the script is rewritten (setsLastpipe)
+		if i := slices.Index(args, "lastpipe"); i > 1 && (args[1] == "-s" || args[1] == "-u") {
+			args = slices.Delete(slices.Clone(args), i, i+1)
+			if len(args) == 2 {
+				return statusArgs(0), nil
+			}
+		}
 	case "printf":
 		return printfBuiltin(interp.HandlerCtx(ctx), args), nil
 	case "echo":

@@ -44,17 +44,33 @@ const clobberMark = "\x01wsfs-clobber\x01"
 func rewriteFile(f *syntax.File) {
 	group := 0
 	pipeStatus := mentions(f, "PIPESTATUS")
+	lastpipe := setsLastpipe(f)
 	stages := map[*syntax.Stmt]bool{}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if st, ok := n.(*syntax.Stmt); ok {
 			group++
 			if b, ok := st.Cmd.(*syntax.BinaryCmd); ok && isPipe(b) && !stages[st] {
-				rewritePipeline(st, b, group, pipeStatus, stages)
+				rewritePipeline(st, b, group, pipeStatus, lastpipe, stages)
 			}
 			rewriteStmt(st, group)
 		}
 		return true
 	})
+}
+
+// setsLastpipe reports a `shopt -s lastpipe` anywhere in the script: its
+// pipelines then keep their last stage in the shell, as mvdan/sh does.
+func setsLastpipe(f *syntax.File) bool {
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 2 && c.Args[0].Lit() == "shopt" && c.Args[1].Lit() == "-s" {
+			for _, a := range c.Args[2:] {
+				found = found || a.Lit() == "lastpipe"
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // pipeStatusCommand records and reports the statuses of a pipeline's
@@ -94,7 +110,7 @@ func pipeStages(b *syntax.BinaryCmd, inner map[*syntax.Stmt]bool) []*syntax.Stmt
 	return out
 }
 
-func rewritePipeline(st *syntax.Stmt, b *syntax.BinaryCmd, id int, pipeStatus bool, inner map[*syntax.Stmt]bool) {
+func rewritePipeline(st *syntax.Stmt, b *syntax.BinaryCmd, id int, pipeStatus, lastpipe bool, inner map[*syntax.Stmt]bool) {
 	stages := pipeStages(b, inner)
 	idw := lit(strconv.Itoa(id))
 	for i, s := range stages {
@@ -104,7 +120,7 @@ func rewritePipeline(st *syntax.Stmt, b *syntax.BinaryCmd, id int, pipeStatus bo
 			body = append(body, call(lit(pipeStatusCommand), lit("set"), idw, lit(strconv.Itoa(i)), statusWord()))
 		}
 		switch {
-		case i == len(stages)-1:
+		case i == len(stages)-1 && !lastpipe:
 			*s = syntax.Stmt{Cmd: &syntax.Subshell{Stmts: body}}
 		case pipeStatus:
 			*s = syntax.Stmt{Cmd: &syntax.Block{Stmts: body}}

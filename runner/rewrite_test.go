@@ -14,6 +14,7 @@ func TestRewrittenFeatures(t *testing.T) {
 		{"missing descriptor", "echo x >&7", "", "bash: 7: Bad file descriptor", 1},
 		{"redirection errors as bash prints them", "cat < nope", "", "bash: nope: No such file or directory", 1},
 		{"descriptor scoped to its command", "echo data > f; cat <&3 3< f; cat <&3", "data\n", "Bad file descriptor", 1},
+		{"shopt -s lastpipe", "shopt -s lastpipe; echo x | read v; echo \"[$v]\"", "[x]\n", "", 0},
 		{"pipeline stages in subshells", "x=1; echo 2 | read x; echo $x | cat; echo y | { read z; echo $z; }", "1\ny\n", "", 0},
 		{"PIPESTATUS in a nested shell", "bash -c 'false | true; echo ${PIPESTATUS[*]}'", "1 0\n", "", 0},
 		{"sourced file rewritten", "printf 'exec 3< n\\necho x | read v\\nfalse | true; p=${PIPESTATUS[0]}\\n' > lib.sh; echo data > n; . ./lib.sh; read -u 3 l; echo \"[$v] $p $l\"; cat lib.sh | wc -l", "[] 1 data\n3\n", "", 0},
