@@ -109,6 +109,7 @@ func (rs *runSocket) handle(c *net.UnixConn) {
 		return
 	}
 	closeFiles(files)
+	rs.s.log.Debug("api: run socket: a command went to a warm worker", "pid", w.cmd.Process.Pid, "ready", w.isReady())
 
 	// The caller interrupts (Ctrl-C) with a frame; a caller that goes
 	// away (killed) interrupts as well, and the worker that does not stop

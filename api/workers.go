@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -168,14 +167,20 @@ type spawnRequest struct {
 	err chan error
 }
 
+// workerEnv names the server's environment variables a worker inherits:
+// the temporary folder, time zone and locale, the Go runtime's knobs and
+// wsfs's debug switches. Nothing else (a store's credentials, say) reaches
+// the process that runs an agent's script.
+var workerEnv = []string{"TMPDIR", "TZ", "LANG", "LC_ALL", "GODEBUG", "GOMAXPROCS", "GOGC", "GOMEMLIMIT",
+	"WSFS_DEBUG", "WSFS_NO_CONFINE"}
+
 func newWorkerPool(argv []string, home string, size int, log *slog.Logger) *workerPool {
-	env := []string{}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "WSFS_HOME=") && !strings.HasPrefix(kv, EnvWorkerTmp+"=") {
-			env = append(env, kv)
+	env := []string{"WSFS_HOME=" + home}
+	for _, k := range workerEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
 		}
 	}
-	env = append(env, "WSFS_HOME="+home)
 	p := &workerPool{argv: argv, env: env, size: size, log: log, spawns: make(chan spawnRequest), all: map[*worker]bool{}}
 	go p.spawner()
 	p.refill()

@@ -145,6 +145,7 @@ func exitCode(err error) int {
 func TestFastRun(t *testing.T) {
 	requireFUSE(t)
 	home, mnt := newMountDirs(t)
+	t.Setenv("WSFS_TEST_SECRET", "a store credential") // the server has it; its workers must not
 	s := startServer(t, home, mnt, "--quiet", "1h")
 	mustOK(t, home, "", "create", "acme/f")
 	scripts := t.TempDir()
@@ -166,6 +167,12 @@ func TestFastRun(t *testing.T) {
 		return ""
 	})
 	serverFDs := countFDs(t, s.cmd.Process.Pid)
+	for _, pid := range workerPIDs(t, s.cmd.Process.Pid) {
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if err != nil || strings.Contains(string(env), "WSFS_TEST_SECRET") || !strings.Contains(string(env), "WSFS_HOME="+home) {
+			t.Errorf("worker %d's environment (%v): %q", pid, err, env)
+		}
+	}
 
 	if out := f.ok("pwd; cat notes.txt\n", "run", "-w", "acme/f"); out != "/workspace/d\nhi\n" {
 		t.Fatalf("script on stdin printed %q", out)

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/user"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/wsfs/wsfs/api"
 	"github.com/wsfs/wsfs/api/runwire"
+	"github.com/wsfs/wsfs/runner"
 )
 
 // workerVerb is the hidden verb a server starts its warm workers with
@@ -48,6 +51,7 @@ func workerMain(ctx context.Context) int {
 		client.Close()
 	}
 	self, _ := user.Current()
+	warmUp(ctx, os.Getenv(api.EnvWorkerTmp))
 	if err := wc.Ready(); err != nil {
 		return exitFailure // the server is gone
 	}
@@ -115,4 +119,27 @@ func userName(job runwire.Job, self *user.User) string {
 		}
 	}
 	return os.Getenv("USER")
+}
+
+// warmUp does, while the worker waits, the one-time work its command would
+// otherwise pay for: a throwaway command in a folder of its own (the
+// runner's command table, the interpreter's code, page faults included)
+// and the JSON codecs of the run protocol. Nothing of the caller's is
+// involved yet.
+func warmUp(ctx context.Context, tmp string) {
+	for _, v := range []any{&api.RunStartRequest{}, &api.RunTurn{}, &api.RunReport{}, &api.RunResult{}, &runJSON{}} {
+		if b, err := json.Marshal(v); err == nil {
+			_ = json.Unmarshal(b, v)
+		}
+	}
+	if tmp == "" {
+		return
+	}
+	dir, err := os.MkdirTemp(tmp, "warm-")
+	if err != nil {
+		return
+	}
+	defer os.RemoveAll(dir)
+	runner.Run(ctx, runner.Config{Script: "cd /workspace && echo warm > f && cat f | wc -l && ls -l && rm f", WorkspaceDir: dir,
+		Stdout: io.Discard, Stderr: io.Discard, Logger: slog.New(slog.DiscardHandler)})
 }
