@@ -251,7 +251,9 @@ function functionBase(value, constructor, tag) {
   base += value.name === "" ? " (anonymous)" : `: ${value.name}`;
   base += "]";
   if (constructor !== type && constructor !== null && constructor !== "Function") base += ` ${constructor}`;
-  if (tag !== "" && constructor !== tag) base += ` [${tag}]`;
+  // A tag naming the kind already shown (an async function whose
+  // constructor is Function, as esbuild's lowering makes it) adds nothing.
+  if (tag !== "" && constructor !== tag && tag !== type) base += ` [${tag}]`;
   return base;
 }
 
