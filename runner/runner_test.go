@@ -180,6 +180,9 @@ func TestTailRing(t *testing.T) {
 
 func TestNotAvailableYet(t *testing.T) {
 	table := DefaultCommands()
+	if len(NotAvailableYet()) == 0 {
+		t.Skip("no command is reserved as not available yet")
+	}
 	for _, n := range NotAvailableYet() {
 		if _, ok := table[n]; ok {
 			continue // landed since
