@@ -103,7 +103,17 @@ console.log(fs.lstatSync('link').isSymbolicLink(), fs.statSync('link').isSymboli
 console.log(fs.readdirSync('d').join(','), fs.readdirSync('d', { withFileTypes: true }).map((e) => e.name + ':' + e.isDirectory()).join(','));
 console.log(fs.readdirSync('d', { recursive: true }).sort().join(','));
 try { fs.readdirSync('a.txt') } catch (e) { console.log(e.code, e.message) }
-`, want: "true false 7 420 true true number\ntrue false undefined\ntrue false a.txt true\nsub,x.txt sub:true,x.txt:false\nsub,sub/y.txt,x.txt\nENOTDIR ENOTDIR: not a directory, scandir 'a.txt'\n"},
+const dd = fs.opendirSync('d'), names = [];
+for (let e; (e = dd.readSync());) names.push(e.name + ':' + e.isFile());
+dd.closeSync();
+console.log(names.sort().join(','));
+(async () => {
+  const seen = [];
+  for await (const e of await fs.promises.opendir('d/sub')) seen.push(e.name);
+  console.log(seen.join(','));
+})();
+`, want: "true false 7 420 true true number\ntrue false undefined\ntrue false a.txt true\nsub,x.txt sub:true,x.txt:false\nsub,sub/y.txt,x.txt\nENOTDIR ENOTDIR: not a directory, scandir 'a.txt'\n" +
+			"sub:false,x.txt:true\ny.txt\n"},
 		{name: "mkdir rm rename copy", files: files, code: `
 const fs = require('fs');
 console.log(fs.mkdirSync('m/n/o', { recursive: true }), fs.mkdirSync('m/n', { recursive: true }), fs.mkdirSync('./q/r', { recursive: true }));

@@ -422,6 +422,19 @@
       },
       fstatSync(fd) { return fs.statSync(fdEntry(fd).path); },
       readdirSync,
+      opendirSync(dir) {
+        const ents = readdirSync(dir, { withFileTypes: true });
+        let i = 0;
+        const d = {
+          path: p(dir),
+          readSync: () => (i < ents.length ? ents[i++] : null),
+          read(cb) { const e = d.readSync(); if (typeof cb === "function") return void queueMicrotask(() => cb(null, e)); return Promise.resolve(e); },
+          closeSync() {},
+          close(cb) { if (typeof cb === "function") return void queueMicrotask(() => cb(null)); return Promise.resolve(); },
+          async *[Symbol.asyncIterator]() { for (let e; (e = d.readSync());) yield e; },
+        };
+        return d;
+      },
       mkdirSync(f, o) {
         const mode = typeof o === "number" ? o : o && o.mode;
         const r = op("mkdir", p(f), mode === undefined ? "" : typeof mode === "string" ? parseInt(mode, 8) : mode, o && o.recursive ? 1 : 0);
