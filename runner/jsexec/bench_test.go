@@ -84,6 +84,17 @@ func BenchmarkJustBash(b *testing.B) {
 		{"echo", "echo 1"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
+			if c.name == "js-exec" {
+				// just-bash's js-exec imports module.stripTypeScriptTypes
+				// (Node 22.13 and later); with an older Node it hangs until
+				// its own 30 s timeout.
+				probe := "process.exit(typeof require('node:module').stripTypeScriptTypes === 'function' ? 0 : 1)"
+				if out, err := exec.Command("node", "-e", probe).CombinedOutput(); err != nil {
+					v, _ := exec.Command("node", "--version").Output()
+					b.Skipf("just-bash's js-exec needs Node's module.stripTypeScriptTypes (Node 22.13+); node here: %s %v %s",
+						strings.TrimSpace(string(v)), err, out)
+				}
+			}
 			cmd := func() (string, error) {
 				out, err := exec.Command(bin, "--javascript", "--allow-write", "--root", root, "-c", c.script).CombinedOutput()
 				return string(out), err
