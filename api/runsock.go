@@ -113,13 +113,22 @@ func (rs *runSocket) handle(c *net.UnixConn) {
 
 	// The caller interrupts (Ctrl-C) with a frame; a caller that goes
 	// away (killed) interrupts as well, and the worker that does not stop
-	// in time is killed.
+	// in time is killed. Once the status is sent, the caller hanging up
+	// is the end of the command.
+	answered, hungUp := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(hungUp)
 		for {
 			body, err := runwire.ReadFrame(rest)
 			if err != nil {
+				select {
+				case <-answered:
+					return
+				default:
+				}
 				w.interrupt()
 				select {
+				case <-answered: // it stopped and reported
 				case <-w.done:
 				case <-time.After(workerGrace):
 					w.kill()
@@ -131,9 +140,22 @@ func (rs *runSocket) handle(c *net.UnixConn) {
 			}
 		}
 	}()
-	reply(w.wait())
+	st := w.wait()
+	close(answered)
+	reply(st)
+	// The worker's exit and its replacement's start-up (tens of
+	// milliseconds of CPU) wait until the caller has exited, so they do
+	// not hold up the caller on a busy machine.
+	select {
+	case <-hungUp:
+	case <-time.After(hangUpWait):
+	}
+	w.release()
 	rs.pool.refill()
 }
+
+// hangUpWait bounds the wait for a caller to hang up after its status.
+const hangUpWait = time.Second
 
 // close stops taking jobs and stops the workers: idle ones at once, busy
 // ones when their command ends or ctx does.

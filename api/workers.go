@@ -82,6 +82,10 @@ func (w *worker) interrupt() {
 
 func (w *worker) kill() { _ = w.cmd.Process.Kill() }
 
+// release lets a worker that reported its status exit (it waits for the
+// server to close its socket).
+func (w *worker) release() { w.conn.Close() }
+
 func (w *worker) isReady() bool {
 	select {
 	case <-w.ready:
@@ -490,12 +494,17 @@ func OpenWorkerConn() (*WorkerConn, error) {
 	return &WorkerConn{c: uc}, nil
 }
 
-// Done tells the server the job's exit status. The worker calls it as it
-// exits, after closing the caller's streams: the caller need not wait for
-// the process to be torn down.
+// Done tells the server the job's exit status, then waits (at most a
+// second) until the server lets the worker go. The worker calls it after
+// closing the caller's streams, so the caller need not wait for the
+// process to be torn down, and the teardown waits until the caller exited.
 func (w *WorkerConn) Done(code int) error {
-	_, err := w.c.Write(runwire.AppendStatus(runwire.Status{Code: code}))
-	return err
+	if _, err := w.c.Write(runwire.AppendStatus(runwire.Status{Code: code})); err != nil {
+		return err
+	}
+	_ = w.c.SetReadDeadline(time.Now().Add(hangUpWait))
+	_, _ = w.c.Read(make([]byte, 1))
+	return nil
 }
 
 // Ready tells the server the worker waits for a job.
