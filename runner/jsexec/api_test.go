@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wsfs/wsfs/runner/command/commandtest"
 )
@@ -39,7 +40,8 @@ func runHostCases(t *testing.T, cases []hostCase) {
 			}
 			sb := commandtest.New(t)
 			sb.WriteFiles(t, c.files)
-			r := sb.Run(context.Background(), Spec(Config{}).Func, c.stdin, "js-exec", "-c", c.code)
+			// Parallel cases on a busy machine must not meet the 5 s default.
+			r := sb.Run(context.Background(), Spec(Config{Timeout: time.Minute}).Func, c.stdin, "js-exec", "-c", c.code)
 			if r.Stdout != c.want || r.Code != 0 {
 				t.Errorf("js-exec printed\n%s\nwant\n%s\n(stderr %q, status %d)", r.Stdout, c.want, r.Stderr, r.Code)
 			}
