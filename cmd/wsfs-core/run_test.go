@@ -183,9 +183,12 @@ func TestRunQueue(t *testing.T) {
 		followed <- b.String()
 	}()
 
-	// The first command holds the turn while it sleeps; the test waits for
-	// its first line.
-	first := exec.Command(wsfsBinary(t), "run", "-w", "acme/q", "echo go; sleep 2; echo 1 >> order")
+	// The test waits for the first command's first line.
+	// The first command holds the turn until the test opens the gate, so
+	// that a busy machine cannot end it before the queue is looked at.
+	mustOK(t, home, "", "quota", "acme/q", "set", "wall-time=5m")
+	const firstScript = "echo go; until [ -e gate ]; do sleep 0.02; done; rm gate; echo 1 >> order"
+	first := exec.Command(wsfsBinary(t), "run", "-w", "acme/q", firstScript)
 	first.Env = append(os.Environ(), "WSFS_HOME="+home, "WSFS_STORE=")
 	pipe, err := first.StdoutPipe()
 	if err != nil {
@@ -242,6 +245,9 @@ func TestRunQueue(t *testing.T) {
 	if lcode != 0 || lout != "go\n" || !strings.Contains(lerr, "==> acme/q: echo go") {
 		t.Fatalf("wsfs logs: exit %d stdout %q stderr %q", lcode, lout, lerr)
 	}
+	if err := os.WriteFile(filepath.Join(mnt, "acme", "q", "gate"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	wg.Wait()
 	if err := first.Wait(); err != nil {
 		t.Fatal(err)
@@ -249,7 +255,7 @@ func TestRunQueue(t *testing.T) {
 	if out := mustOK(t, home, "", "run", "-w", "acme/q", "cat order"); out != "1\n2\n3\n" {
 		t.Fatalf("order %q, want 1 2 3", out)
 	}
-	wantFollow := "==> acme/q: echo go; sleep 2; echo 1 >> order\ngo\n==> exit 0\n==> acme/q: echo 2 >> order\n==> exit 0\n" +
+	wantFollow := "==> acme/q: " + firstScript + "\ngo\n==> exit 0\n==> acme/q: echo 2 >> order\n==> exit 0\n" +
 		"==> acme/q: echo 3 >> order\n==> exit 0\n==> acme/q: cat order\n1\n2\n3\n==> exit 0\n"
 	select {
 	case got := <-followed:
