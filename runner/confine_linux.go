@@ -21,7 +21,7 @@ var goReadPaths = []string{"/usr/share/zoneinfo", "/etc/localtime", "/etc/timezo
 // the worker removes ConfineReport.TempDir, made under the TMPDIR it gave),
 // /dev/null and the time-zone files (read), and denies TCP bind and
 // connect (Landlock ABI 4 and later); rlimits cap
-// the address space (Limits.MaxMemoryBytes, default 4 GiB) and CPU time
+// the address space (Limits.MaxAddressSpace, default 4 GiB) and CPU time
 // (Limits.MaxCPUTime, default twice the wall time). Landlock is best
 // effort: on a kernel without it (or with an older ABI) Confine logs what
 // is not enforced and relies on os.Root confinement alone. Call it once,
@@ -85,7 +85,7 @@ func Confine(cfg Config) (ConfineReport, error) {
 		}
 	}
 
-	mem := lim.MaxMemoryBytes
+	mem := lim.MaxAddressSpace
 	if mem == 0 {
 		mem = DefaultWorkerMemory
 	}

@@ -36,7 +36,7 @@ func TestConfineChild(t *testing.T) {
 	}
 	ws, scratch, outside, addr := os.Getenv("WS"), os.Getenv("SCRATCH"), os.Getenv("OUTSIDE"), os.Getenv("ADDR")
 	var out confineOutcome
-	rep, err := Confine(Config{WorkspaceDir: ws, ScratchDir: scratch, Limits: Limits{MaxMemoryBytes: 2 << 30}})
+	rep, err := Confine(Config{WorkspaceDir: ws, ScratchDir: scratch, Limits: Limits{MaxAddressSpace: 2 << 30}})
 	out.Report = rep
 	if err != nil {
 		out.ConfineErr = err.Error()

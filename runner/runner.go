@@ -41,8 +41,8 @@ const (
 )
 
 // Limits bound one command. A zero field takes its default; MaxMemoryBytes
-// zero means no in-process memory watch (the worker process relies on
-// Confine's rlimits instead).
+// zero means no in-process memory watch (the process then relies on
+// Confine's address-space rlimit alone).
 type Limits struct {
 	WallTime          time.Duration
 	MaxOutputBytes    int // tail kept per stream in the Result
@@ -52,6 +52,10 @@ type Limits struct {
 	// MaxMemoryBytes stops the command when the Go heap grows past it. It
 	// watches the whole process, so it suits a worker process (or a test).
 	MaxMemoryBytes uint64
+	// MaxAddressSpace is the worker's address-space rlimit (Confine only);
+	// zero means DefaultWorkerMemory. It is a last wall, far above the heap
+	// watch: Go and wazero reserve address space generously.
+	MaxAddressSpace uint64
 	// MaxCPUTime is the worker's CPU rlimit (Confine only); zero means
 	// twice WallTime.
 	MaxCPUTime time.Duration
