@@ -151,7 +151,7 @@ func runCommand(ctx context.Context, a *app, args []string, rc runCaller) error 
 	removeScratch = false // the server removes it when the command ends
 
 	limits := runner.Limits{WallTime: turn.Quotas.WallTime, MaxOutputBytes: int(turn.Quotas.MaxOutputBytes),
-		MaxVisibleEntries: int(turn.Quotas.MaxVisibleEntries)}
+		MaxVisibleEntries: int(turn.Quotas.MaxVisibleEntries), MaxMemoryBytes: runner.DefaultWorkerHeap}
 	if *timeout > 0 && (limits.WallTime <= 0 || *timeout < limits.WallTime) {
 		limits.WallTime = *timeout
 	}
@@ -164,12 +164,16 @@ func runCommand(ctx context.Context, a *app, args []string, rc runCaller) error 
 	if err := stream.Attach(); err != nil {
 		a.log.Warn("wsfs run: the output stream did not open", "err", err)
 	}
+	// js-exec under the workspace's own limits.
+	js := jsexec.Config{Timeout: turn.Quotas.JSTime, MemoryLimit: int(turn.Quotas.JSMemoryBytes), CacheDir: filepath.Join(home, "cache", "qjs")}
+	commands := runner.DefaultCommands()
+	commands["js-exec"] = jsexec.Spec(js)
 	cfg := runner.Config{Script: script, WorkspaceDir: turn.Dir, ScratchDir: scratch, Cwd: turn.Cwd, Limits: limits,
-		History: append(turn.History, script), Logger: a.log}
+		Commands: commands, History: append(turn.History, script), Logger: a.log}
 	if strings.Contains(script, "js-exec") {
 		// js-exec's QuickJS, loaded from (or compiled into) the server's
 		// cache folder while the worker can still read it.
-		if err := jsexec.Prepare(ctx, jsexec.Config{CacheDir: filepath.Join(home, "cache", "qjs")}); err != nil {
+		if err := jsexec.Prepare(ctx, js); err != nil {
 			a.log.Warn("wsfs run: js-exec could not be prepared; it will compile QuickJS itself", "err", err)
 		}
 	}
