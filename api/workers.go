@@ -232,6 +232,8 @@ func (p *workerPool) start() (*worker, error) {
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
 	cmd.Env = append(p.env[:len(p.env):len(p.env)], EnvWorkerTmp+"="+tmp, EnvWorkerScratch+"="+scratch)
 	cmd.ExtraFiles = []*os.File{theirs} // WorkerFD
+	// Not the server's folder: it may be deleted while the server runs.
+	cmd.Dir = "/"
 	cmd.Stderr = os.Stderr              // until a job arrives: a crash shows in the server's log
 	// Its own process group: a Ctrl-C meant for the server does not reach
 	// the workers, which die with the server all the same.
