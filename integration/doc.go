@@ -13,7 +13,4 @@
 // and through the mount), the hostile-script table, a developer's tools
 // on the mount, `wsfs run` with no server, and the faults (a killed
 // server, a stopped MinIO, a full spool, a corrupted blob).
-//
-// Bugs found here whose fix belongs to another package are checked under
-// WSFS_IT_STRICT=1 and logged as KNOWN BUG otherwise.
 package integration

@@ -72,21 +72,6 @@ func wantRefusal(t *testing.T, r RunResult, words string) {
 	t.Errorf("refusals %q lack %q (stderr %q)", r.Refusals, words, r.Stderr)
 }
 
-// strict reports whether checks of known, reported bugs run
-// (WSFS_IT_STRICT=1); they are logged otherwise.
-func strict() bool { return os.Getenv("WSFS_IT_STRICT") == "1" }
-
-// knownBug fails t under WSFS_IT_STRICT=1 and logs otherwise: a bug found
-// by this suite and reported, whose fix belongs to another package.
-func knownBug(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if strict() {
-		t.Errorf("KNOWN BUG: "+format, args...)
-	} else {
-		t.Logf("KNOWN BUG (WSFS_IT_STRICT=1 fails on it): "+format, args...)
-	}
-}
-
 // fileOf returns path's content at ws's head, through `wsfs cat`.
 func fileOf(t *testing.T, e *Env, ws, path string) (string, bool) {
 	t.Helper()
@@ -292,7 +277,7 @@ func limitRunJS(t *testing.T, e *Env) {
 	case r.Stdout == "rc=124\n" && strings.Contains(r.Stderr, "time limit"):
 		t.Logf("inconclusive: allocating 32 MiB ran into js-exec's time limit on this (loaded) machine: %q", r.Stderr)
 	case r.Stdout == "allocated\nrc=0\n":
-		knownBug(t, "the js-memory quota is not applied: js-exec allocated 32 MiB under `wsfs quota set js-memory=16MiB` (cmd/wsfs-core never passes Quotas.JSMemoryBytes to the runner)")
+		t.Errorf("the js-memory quota is not applied: js-exec allocated 32 MiB under `wsfs quota set js-memory=16MiB`")
 	default:
 		t.Errorf("32 MiB under js-memory=16MiB: %+v", r)
 	}
@@ -302,7 +287,7 @@ func limitRunJS(t *testing.T, e *Env) {
 	case r.Stdout != "rc=124\n" || !strings.Contains(r.Stderr, "js-exec: time limit"):
 		t.Errorf("an endless loop in js-exec: %+v", r)
 	case !strings.Contains(r.Stderr, "time limit 1s reached"):
-		knownBug(t, "the js-time quota is not applied: js-exec said %q under `wsfs quota set js-time=1s` (cmd/wsfs-core never passes Quotas.JSTime to the runner)", strings.TrimSpace(r.Stderr))
+		t.Errorf("the js-time quota is not applied: js-exec said %q under `wsfs quota set js-time=1s`", strings.TrimSpace(r.Stderr))
 	}
 	if r.Committed {
 		t.Errorf("js-exec that wrote nothing committed revision %d", r.Revision)
