@@ -53,12 +53,14 @@ func TestFaultKillServerMidCommand(t *testing.T) {
 	})
 	srv.Kill()
 	res := p.wait(t)
-	if res.Code == 0 || !strings.Contains(res.Stderr, "snapshot failed") || !strings.Contains(res.Stderr, "server") {
-		t.Errorf("wsfs run whose server was killed: want a non-zero exit and an error about the server and the snapshot\n%v", res)
+	if res.Code == 0 || !strings.Contains(res.Stderr, "server") {
+		t.Errorf("wsfs run whose server was killed: want a non-zero exit and an error about the server\n%v", res)
 	}
-	var st syscall.Stat_t
-	if err := syscall.Stat(e.Mnt, &st); !errors.Is(err, syscall.ENOTCONN) {
-		t.Errorf("stat of the dead server's mount: %v, want ENOTCONN", err)
+	// (statfs always asks the FUSE connection; stat may be answered from
+	// the kernel's attribute cache for a moment.)
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(e.Mnt, &st); !errors.Is(err, syscall.ENOTCONN) {
+		t.Errorf("statfs of the dead server's mount: %v, want ENOTCONN", err)
 	}
 
 	// With the server dead, the history verbs open meta.db themselves.
@@ -95,8 +97,8 @@ func TestFaultKillServerMidCommit(t *testing.T) {
 	waitHeld(t, held, "the manifest upload of the command's revision")
 	srv.Kill()
 	release(false) // its client is dead: the manifest never reaches MinIO
-	if res := p.wait(t); res.Code == 0 || !strings.Contains(res.Stderr, "snapshot failed") {
-		t.Errorf("wsfs run whose server was killed mid-commit: want a non-zero exit and an error about the snapshot\n%v", res)
+	if res := p.wait(t); res.Code == 0 || !strings.Contains(res.Stderr, "server") {
+		t.Errorf("wsfs run whose server was killed mid-commit: want a non-zero exit and an error about the server\n%v", res)
 	}
 
 	// wsfs umount detaches the dead server's mount and says so.
