@@ -380,7 +380,7 @@ func (st *runState) execCommand(ctx context.Context, args []string, stdin io.Rea
 	stderr = &quietAfterEPIPE{w: stderr, p: pipeOut}
 	env := &command.Env{Args: args, Stdin: stdin, Stdout: stdout, Stderr: stderr, Dir: dir,
 		FS: st.fsFor(dir, stdin, stdout, stderr), Environ: environ, History: st.cfg.History,
-		HasCommand: func(n string) bool { _, ok := st.table[n]; return ok }}
+		HasCommand: func(n string) bool { _, ok := st.table[n]; return ok }, LimitHit: st.recordLimit}
 	env.Getenv = func(n string) string {
 		for i := len(environ) - 1; i >= 0; i-- {
 			if k, v, ok := strings.Cut(environ[i], "="); ok && k == n {

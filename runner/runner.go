@@ -148,6 +148,16 @@ func (s *runState) hit(key, line string) {
 	io.WriteString(s.stderr, line+"\n")
 }
 
+// recordLimit records a limit a command reached and printed itself.
+func (s *runState) recordLimit(line string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.hitOnce[line] {
+		s.hitOnce[line] = true
+		s.limitsHit = append(s.limitsHit, line)
+	}
+}
+
 // limitError stops the script when a limit is reached.
 type limitError struct{ line string }
 
@@ -181,6 +191,11 @@ func run(ctx context.Context, cfg Config, wrapFile func(command.File) command.Fi
 			st.mu.Lock()
 			res.LimitsHit = append([]string(nil), st.limitsHit...)
 			st.mu.Unlock()
+		}
+		if res.Truncated {
+			// Nothing is cut from the live streams, so no line is printed;
+			// the result says what it left out.
+			res.LimitsHit = append(res.LimitsHit, fmt.Sprintf("wsfs: output limit reached: the result keeps the last %d bytes of each stream", lim.MaxOutputBytes))
 		}
 		return res
 	}

@@ -5,9 +5,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/jsexec"
 )
 
 // sandbox is a workspace and a scratch folder on disk.
@@ -191,5 +195,17 @@ func TestNotAvailableYet(t *testing.T) {
 		if res.ExitCode != StatusNotFound || !strings.Contains(string(res.Stderr), n+": not available yet") {
 			t.Errorf("%s: exit %d stderr %q", n, res.ExitCode, res.Stderr)
 		}
+	}
+}
+
+// TestLimitsHitListsCommandLimitsAndOutput: a limit a command reports
+// (js-exec's time limit) and a truncated output both reach LimitsHit.
+func TestLimitsHitListsCommandLimitsAndOutput(t *testing.T) {
+	ws, scratch := t.TempDir(), t.TempDir()
+	res := Run(context.Background(), Config{Script: "seq 1 100; js-exec -c 'for(;;){}'", WorkspaceDir: ws, ScratchDir: scratch,
+		Limits: Limits{MaxOutputBytes: 10}, Commands: map[string]command.Spec{"seq": DefaultCommands()["seq"], "js-exec": jsexec.Spec(jsexec.Config{Timeout: 200 * time.Millisecond})}})
+	want := []string{"js-exec: time limit 200ms reached", "wsfs: output limit reached: the result keeps the last 10 bytes of each stream"}
+	if !slices.Equal(res.LimitsHit, want) || !res.Truncated || res.ExitCode != 124 {
+		t.Fatalf("limits hit %q (truncated %v, exit %d), want %q", res.LimitsHit, res.Truncated, res.ExitCode, want)
 	}
 }

@@ -44,6 +44,9 @@ type Env struct {
 	// History lists the workspace's recent commands, oldest first (for
 	// `history`); nil when the caller keeps none.
 	History []string
+	// LimitHit records a limit the command reached (the line it printed)
+	// in the run's result; nil when nobody collects them. Use Limitf.
+	LimitHit func(line string)
 }
 
 type environKey struct{}

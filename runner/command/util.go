@@ -28,6 +28,20 @@ func (e *Env) Errorf(format string, a ...any) {
 	fmt.Fprintf(e.Stderr, "%s: %s\n", name, fmt.Sprintf(format, a...))
 }
 
+// Limitf prints a limit the command reached, as Errorf does, and records
+// the line in the run's result (limits_hit).
+func (e *Env) Limitf(format string, a ...any) {
+	name := e.Name()
+	if name == "" {
+		name = "command"
+	}
+	line := name + ": " + fmt.Sprintf(format, a...)
+	fmt.Fprintln(e.Stderr, line)
+	if e.LimitHit != nil {
+		e.LimitHit(line)
+	}
+}
+
 // Name returns the name the command was called by.
 func (e *Env) Name() string {
 	if len(e.Args) == 0 {

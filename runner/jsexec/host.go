@@ -94,7 +94,7 @@ func (h *host) clock(this *qjs.This) (*qjs.Value, error) {
 func (h *host) fatal(this *qjs.This) (*qjs.Value, error) {
 	if h.exit < 0 {
 		if msg := argString(this, 0); isOutOfMemory(msg) {
-			h.env.Errorf("memory limit %s reached", h.lim.memoryText())
+			h.env.Limitf("memory limit %s reached", h.lim.memoryText())
 		} else {
 			fmt.Fprintf(h.env.Stderr, "Uncaught %s\n", mapStack(strings.TrimRight(msg, "\n"), h.maps))
 		}

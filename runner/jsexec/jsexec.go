@@ -459,13 +459,13 @@ func (h *host) failure(limitCtx context.Context, err error) int {
 	msg := err.Error()
 	switch {
 	case errors.Is(limitCtx.Err(), context.DeadlineExceeded):
-		h.env.Errorf("time limit %s reached", lim.time)
+		h.env.Limitf("time limit %s reached", lim.time)
 		return 124
 	case limitCtx.Err() != nil:
 		h.env.Errorf("stopped: %s", limitCtx.Err())
 		return 130
 	case isOutOfMemory(msg):
-		h.env.Errorf("memory limit %s reached", lim.memoryText())
+		h.env.Limitf("memory limit %s reached", lim.memoryText())
 		return 1
 	case strings.Contains(msg, "stack overflow"):
 		h.env.Errorf("stopped: %s", firstLine(msg))
