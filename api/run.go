@@ -552,6 +552,7 @@ func (s *Server) finishRun(l *runLease, rep *RunReport) (RunResult, error) {
 		rev, committed, err := rm.Snapshot(ctx, l.ws, l.base, cwd, info)
 		if err != nil {
 			l.err = fmt.Errorf("api: run: snapshotting %s after the command: %w", l.ws, err)
+			s.log.Error("api: run: the command's snapshot failed; its changes stay on the mount for the next commit", "workspace", l.ws, "base", l.base, "err", err)
 		} else {
 			l.result.Revision, l.result.Committed = rev.N, committed
 		}
