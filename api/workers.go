@@ -9,7 +9,10 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -186,6 +189,7 @@ func newWorkerPool(argv []string, home string, size int, log *slog.Logger) *work
 		}
 	}
 	p := &workerPool{argv: argv, env: env, size: size, log: log, spawns: make(chan spawnRequest), all: map[*worker]bool{}}
+	go sweepPoolDirs(os.TempDir(), log)
 	go p.spawner()
 	p.refill()
 	return p
@@ -216,11 +220,11 @@ func (p *workerPool) start() (*worker, error) {
 	mine, theirs := os.NewFile(uintptr(pair[0]), "worker"), os.NewFile(uintptr(pair[1]), "worker")
 	defer theirs.Close()
 	defer mine.Close()
-	tmp, err := os.MkdirTemp("", "wsfs-pool-")
+	tmp, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", poolDirPrefix, os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("api: worker temporary folder: %w", err)
 	}
-	scratch, err := os.MkdirTemp("", "wsfs-run-")
+	scratch, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", poolScratchPrefix, os.Getpid()))
 	if err != nil {
 		os.Remove(tmp)
 		return nil, fmt.Errorf("api: worker scratch folder: %w", err)
@@ -234,7 +238,7 @@ func (p *workerPool) start() (*worker, error) {
 	cmd.ExtraFiles = []*os.File{theirs} // WorkerFD
 	// Not the server's folder: it may be deleted while the server runs.
 	cmd.Dir = "/"
-	cmd.Stderr = os.Stderr              // until a job arrives: a crash shows in the server's log
+	cmd.Stderr = os.Stderr // until a job arrives: a crash shows in the server's log
 	// Its own process group: a Ctrl-C meant for the server does not reach
 	// the workers, which die with the server all the same.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
@@ -424,6 +428,47 @@ func (p *workerPool) close(stop <-chan struct{}) {
 		}
 	}
 	close(p.spawns)
+}
+
+// Name prefixes of a worker's folders in the temporary folder, followed by
+// the server's PID: its private folder, and its command's /tmp (a
+// wsfs-run-* folder, as the run protocol wants).
+const (
+	poolDirPrefix     = "wsfs-pool-"
+	poolScratchPrefix = "wsfs-run-p"
+)
+
+// sweepPoolDirs removes the worker folders that servers which died without
+// cleaning up (killed, crashed) left in dir: those named with the PID of
+// a process that no longer exists, and owned by this user.
+func sweepPoolDirs(dir string, log *slog.Logger) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		rest, ok := strings.CutPrefix(name, poolDirPrefix)
+		if !ok {
+			rest, ok = strings.CutPrefix(name, poolScratchPrefix)
+		}
+		pidText, _, found := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || !found || err != nil || pid <= 0 || pid == os.Getpid() || !e.IsDir() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
+			continue // its server lives
+		}
+		path := filepath.Join(dir, name)
+		var st syscall.Stat_t
+		if syscall.Lstat(path, &st) != nil || int(st.Uid) != os.Getuid() {
+			continue
+		}
+		if err := os.RemoveAll(path); err != nil {
+			log.Warn("api: a dead server's worker folder stays", "path", path, "err", err)
+		}
+	}
 }
 
 // readWithRights reads one frame and the descriptors sent with its first
