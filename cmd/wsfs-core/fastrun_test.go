@@ -160,13 +160,7 @@ func TestFastRun(t *testing.T) {
 	if out := f.ok("", "run", "-w", "acme/f", "mkdir -p d; cd d; echo hi > notes.txt; cat notes.txt"); out != "hi\n" {
 		t.Fatalf("script as argument printed %q", out)
 	}
-	waitFor(t, "the pool to have its workers", func() string {
-		if n := len(workerPIDs(t, s.cmd.Process.Pid)); n != 2 {
-			return fmt.Sprintf("%d workers", n)
-		}
-		return ""
-	})
-	serverFDs := countFDs(t, s.cmd.Process.Pid)
+	serverFDs := settledFDs(t, s.cmd.Process.Pid)
 	for _, pid := range workerPIDs(t, s.cmd.Process.Pid) {
 		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
 		if err != nil || strings.Contains(string(env), "WSFS_TEST_SECRET") || !strings.Contains(string(env), "WSFS_HOME="+home) {
@@ -227,12 +221,10 @@ func TestFastRun(t *testing.T) {
 	// No descriptor stays behind in the server: its count comes back once
 	// the pool has its workers again.
 	waitFor(t, "the server's descriptors to come back to their count", func() string {
-		n := countFDs(t, s.cmd.Process.Pid)
-		w := len(workerPIDs(t, s.cmd.Process.Pid))
-		if n == serverFDs && w == 2 {
-			return ""
+		if n := settledFDs(t, s.cmd.Process.Pid); n != serverFDs {
+			return fmt.Sprintf("%d descriptors, %d before", n, serverFDs)
 		}
-		return fmt.Sprintf("%d descriptors (%d before), %d workers", n, serverFDs, w)
+		return ""
 	})
 	if err := s.stop(os.Interrupt); err != nil {
 		t.Fatalf("server: %v\n%s", err, s.stderr)
@@ -338,6 +330,56 @@ func countFDs(t *testing.T, pid int) int {
 		t.Fatal(err)
 	}
 	return len(ents)
+}
+
+// settledFDs counts the server's descriptors once it is at rest: its only
+// children are its two idle workers (a finished one is reaped) and the
+// count holds still for a moment (a client's connection is closed).
+func settledFDs(t *testing.T, server int) int {
+	t.Helper()
+	n := -1
+	waitFor(t, "the server to settle with two idle workers", func() string {
+		children, workers := childPIDs(t, server), workerPIDs(t, server)
+		if len(children) != 2 || len(workers) != 2 {
+			return fmt.Sprintf("children %v, workers %v", children, workers)
+		}
+		first := countFDs(t, server)
+		time.Sleep(100 * time.Millisecond)
+		if n = countFDs(t, server); n != first {
+			return fmt.Sprintf("%d descriptors, then %d", first, n)
+		}
+		return ""
+	})
+	return n
+}
+
+// childPIDs lists the server's children, zombies included.
+func childPIDs(t *testing.T, server int) []int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", server, server))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	// Children of the server's other threads.
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", server))
+	for _, task := range tasks {
+		if task.Name() == strconv.Itoa(server) {
+			continue
+		}
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", server, task.Name()))
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
 }
 
 // workerPIDs lists the server's warm workers (idle or busy).
