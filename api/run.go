@@ -60,6 +60,10 @@ type RunStartRequest struct {
 	// in the temp folder): the server removes it when the command ends,
 	// since the confined worker cannot remove its own folder.
 	ScratchDir string `json:"scratch_dir,omitempty"`
+	// PrivateDir is the worker's own temporary folder (TMPDIR once
+	// confined, outside the agent's view; a wsfs-run-* folder directly in
+	// the temp folder too), removed with the scratch folder.
+	PrivateDir string `json:"private_dir,omitempty"`
 }
 
 // RunTurn is what the worker gets with its turn.
@@ -73,6 +77,7 @@ type RunTurn struct {
 	Queued    time.Duration `json:"queued_ns"`
 	// History lists the workspace's last commands (revision log), oldest
 	// first, for the runner's `history`.
+	// Only a script that names history gets it.
 	History []string `json:"history,omitempty"`
 }
 
@@ -172,15 +177,15 @@ type runTicket struct {
 }
 
 type runLease struct {
-	q                               *runQueues
-	id, ws, script, author, scratch string
-	base                            meta.RevNum
-	started                         time.Time
-	release                         func()
-	attach                          *time.Timer
-	once                            sync.Once
-	result                          RunResult
-	err                             error
+	q                                        *runQueues
+	id, ws, script, author, scratch, private string
+	base                                     meta.RevNum
+	started                                  time.Time
+	release                                  func()
+	attach                                   *time.Timer
+	once                                     sync.Once
+	result                                   RunResult
+	err                                      error
 
 	exitCode int // set when finished
 
@@ -220,6 +225,9 @@ func (s *Server) runStart(ctx context.Context, q RunStartRequest) (RunTurn, erro
 	}
 	if q.ScratchDir != "" && !validScratch(q.ScratchDir) {
 		return RunTurn{}, fmt.Errorf("api: run: scratch folder %s is not a wsfs-run-* folder of yours in %s: %w", q.ScratchDir, os.TempDir(), meta.ErrInvalid)
+	}
+	if q.PrivateDir != "" && !validScratch(q.PrivateDir) {
+		return RunTurn{}, fmt.Errorf("api: run: private folder %s is not a wsfs-run-* folder of yours in %s: %w", q.PrivateDir, os.TempDir(), meta.ErrInvalid)
 	}
 	since := time.Now()
 	if err := s.runs.take(ctx, name, q, since); err != nil {
@@ -349,7 +357,7 @@ func (s *Server) setUpTurn(ctx context.Context, rm RunMount, name string, q RunS
 	rm.Refusals(name) // drop refusals that happened before this command
 	var idb [12]byte
 	_, _ = rand.Read(idb[:])
-	l := &runLease{q: s.runs, id: hex.EncodeToString(idb[:]), ws: name, script: q.Script, author: q.Author, scratch: q.ScratchDir,
+	l := &runLease{q: s.runs, id: hex.EncodeToString(idb[:]), ws: name, script: q.Script, author: q.Author, scratch: q.ScratchDir, private: q.PrivateDir,
 		base: ws.Head, started: time.Now(), release: release}
 	s.runs.mu.Lock()
 	s.runs.leases[l.id] = l
@@ -362,8 +370,14 @@ func (s *Server) setUpTurn(ctx context.Context, rm RunMount, name string, q RunS
 		s.log.Warn("api: run: the worker never streamed its command; snapshotting and freeing the turn", "workspace", name, "lease", l.id)
 		s.finishRun(l, nil)
 	})
-	return RunTurn{Lease: l.id, Workspace: name, Dir: dir, Base: ws.Head, Cwd: agentCwd(ws.HeadCwd), Quotas: ws.Quotas,
-		Queued: time.Since(since), History: s.runHistory(ctx, name)}, nil
+	turn := RunTurn{Lease: l.id, Workspace: name, Dir: dir, Base: ws.Head, Cwd: agentCwd(ws.HeadCwd), Quotas: ws.Quotas,
+		Queued: time.Since(since)}
+	// Reading the log costs every command; like bash, whose scripts keep
+	// no history, only a command line that names history gets it.
+	if strings.Contains(q.Script, "history") {
+		turn.History = s.runHistory(ctx, name)
+	}
+	return turn, nil
 }
 
 // maxRunHistory is how many revisions `history` looks back.
@@ -542,11 +556,9 @@ func (s *Server) finishRun(l *runLease, rep *RunReport) (RunResult, error) {
 		if hasOutput {
 			if d, err := objects.PutBytes(ctx, s.cfg.DB.Store(), out); err != nil {
 				s.log.Error("api: run: storing the command's output failed", "workspace", l.ws, "err", err)
-			} else if err := s.cfg.DB.RecordOutput(ctx, l.ws, d); err != nil {
-				// Unreferenced, gc would collect it after its grace period.
-				s.log.Error("api: run: recording the command's output failed", "workspace", l.ws, "output", d, "err", err)
 			} else {
 				l.result.OutputRef = d.String()
+				s.recordOutput(l.ws, d)
 			}
 		}
 		rev, committed, err := rm.Snapshot(ctx, l.ws, l.base, cwd, info)
@@ -567,6 +579,9 @@ func (s *Server) finishRun(l *runLease, rep *RunReport) (RunResult, error) {
 		}
 		l.outMu.Unlock()
 		l.release()
+		if l.private != "" && validScratch(l.private) {
+			os.RemoveAll(l.private)
+		}
 		if l.scratch != "" && validScratch(l.scratch) {
 			os.RemoveAll(l.scratch)
 		}
@@ -579,6 +594,22 @@ func (s *Server) finishRun(l *runLease, rep *RunReport) (RunResult, error) {
 		s.runs.mu.Unlock()
 	})
 	return l.result, l.err
+}
+
+// recordOutput references a command's output blob in meta after the
+// caller has its answer: the record costs a database sync, and gc's grace
+// period keeps the young blob meanwhile. Close waits for pending records.
+func (s *Server) recordOutput(ws string, d objects.Digest) {
+	s.records.Add(1)
+	go func() {
+		defer s.records.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownSnapshot)
+		defer cancel()
+		if err := s.cfg.DB.RecordOutput(ctx, ws, d); err != nil {
+			// Unreferenced, gc collects it after its grace period.
+			s.log.Error("api: run: recording the command's output failed", "workspace", ws, "output", d, "err", err)
+		}
+	}()
 }
 
 // shutdownSnapshot bounds the snapshot and output store of one command.

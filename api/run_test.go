@@ -109,8 +109,15 @@ func TestRunProtocol(t *testing.T) {
 	if err := DecodeOutput(bytes.NewReader(blob), &out, &errOut); err != nil || out.String() != "hi\n" || errOut.String() != "warn\n" {
 		t.Fatalf("output blob: %q %q %v", out.String(), errOut.String(), err)
 	}
-	if kept, err := db.Outputs(ctx, "acme/a"); err != nil || len(kept) != 1 || kept[0].Digest != d {
-		t.Fatalf("the output is not referenced in meta: %v %v", kept, err)
+	// The record is written after the answer.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		kept, err := db.Outputs(ctx, "acme/a")
+		if err == nil && len(kept) == 1 && kept[0].Digest == d {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the output is not referenced in meta: %v %v", kept, err)
+		}
 	}
 	if err := <-second; err != nil {
 		t.Fatal(err)

@@ -63,6 +63,7 @@ type Server struct {
 
 	runs    *runQueues
 	runSock *runSocket
+	records sync.WaitGroup // commands' outputs being recorded in meta
 
 	shutdownOnce sync.Once
 	shutdown     chan struct{}
@@ -192,6 +193,7 @@ func (s *Server) Close(ctx context.Context) error {
 			err = fmt.Errorf("api: calls still running at shutdown were cut: %w", err)
 		}
 	}
+	s.records.Wait()
 	if s.socket != "" {
 		os.Remove(s.socket)
 	}

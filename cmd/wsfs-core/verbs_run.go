@@ -134,13 +134,27 @@ func runCommand(ctx context.Context, a *app, args []string, rc runCaller) error 
 			return fmt.Errorf("run: making the scratch folder for /tmp: %w", err)
 		}
 	}
+	// Without a warm worker's folder, Confine's private folder goes into
+	// one the server removes after the command (the confined worker
+	// cannot remove it).
+	private := ""
+	if rc.confineTmp == "" {
+		if private, err = os.MkdirTemp("", "wsfs-run-"); err != nil {
+			os.RemoveAll(scratch)
+			return fmt.Errorf("run: making the worker's private folder: %w", err)
+		}
+		rc.confineTmp = private
+	}
 	removeScratch := true
 	defer func() {
 		if removeScratch {
 			os.RemoveAll(scratch)
+			if private != "" {
+				os.RemoveAll(private)
+			}
 		}
 	}()
-	q := api.RunStartRequest{Workspace: name, Script: script, Author: *author, ScratchDir: scratch}
+	q := api.RunStartRequest{Workspace: name, Script: script, Author: *author, ScratchDir: scratch, PrivateDir: private}
 	if *wait >= 0 {
 		q.Wait = wait
 	}
