@@ -87,9 +87,9 @@ func TestHostileScripts(t *testing.T) {
 		{name: "endless loop of commands", script: "while :; do echo x | cat > /dev/null; done", flags: []string{"--timeout", "1s"}, code: 124, stderr: "time limit 1s reached"},
 		{name: "deep recursion", script: "f(){ f; }; f", code: 1, stderr: "nesting limit"},
 		{name: "deep recursion in substitutions", script: "f(){ echo $(f); }; f", code: 1, stderr: "nesting limit"},
-		{name: "string-doubling memory bomb", script: "x=aaaaaaaaaaaaaaaa; while :; do x=$x$x; done", flags: []string{"--timeout", "4s"}, code: -1, stderr: "limit", check: func(t *testing.T, ws string, r RunResult) {
+		{name: "string-doubling memory bomb", script: "x=aaaaaaaaaaaaaaaa; while :; do x=$x$x; done", code: -1, stderr: "limit", check: func(t *testing.T, ws string, r RunResult) {
 			if r.ExitCode == 124 {
-				t.Errorf("a memory bomb ran to the wall time (took %d ms with --timeout 4s) instead of being stopped at the worker's heap limit", r.DurationMS)
+				t.Errorf("a memory bomb ran to the wall time (%d ms) instead of being stopped at the worker's heap limit", r.DurationMS)
 			}
 			if head := e.Head(ws); head.N != r.Revision || r.Committed {
 				t.Errorf("the memory bomb committed: %+v", r)
