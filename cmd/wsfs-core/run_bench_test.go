@@ -22,8 +22,10 @@ const justBashVersion = "3.4.2"
 //
 //	go test -run '^$' -bench BenchmarkRun -benchtime 30x ./cmd/wsfs-core
 //
-// wsfs-echo is `wsfs run -w T/N 'echo hi'`; wsfs-write writes one file
-// (a new revision each time, so the snapshot is included); bash-echo is
+// wsfs-echo is `wsfs run -w T/N 'echo hi'`; wsfs-jsexec runs `js-exec -c
+// 'console.log(1)'` (warm: the idle worker has loaded QuickJS); wsfs-write
+// writes one file (a new revision each time, so the snapshot is included);
+// bash-echo is
 // `bash -c 'echo hi'`; justbash-echo is `just-bash --allow-write --root DIR
 // -c 'echo hi'` (installed with npm into the user's cache folder once;
 // skipped without npm and node). Each reports p50-ms besides ns/op. Between
@@ -72,6 +74,9 @@ func BenchmarkRun(b *testing.B) {
 		if got := benchRevisions(b, home) - before; got < b.N {
 			b.Fatalf("%d commands that each changed out.txt made %d revisions", b.N, got)
 		}
+	})
+	b.Run("wsfs-jsexec", func(b *testing.B) {
+		timeCommands(b, pause, "1\n", func(int) *exec.Cmd { return wsfs("js-exec -c 'console.log(1)'") })
 	})
 	b.Run("bash-echo", func(b *testing.B) {
 		timeCommands(b, pause, "hi\n", func(int) *exec.Cmd { return exec.Command("bash", "-c", "echo hi") })
