@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,7 +54,12 @@ func TestWarmWorkersInheritNoServerFiles(t *testing.T) {
 	}
 	var children []int
 	waitFor(t, "a warm worker", func() bool { children = childrenOf(srv.PID()); return len(children) > 0 })
+	checked := 0
 	for _, pid := range children {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d/fd", pid)); err != nil {
+			continue // the worker of the command above, gone meanwhile
+		}
+		checked++
 		fds := countFDs(t, pid, filepath.Join(e.Home, "spool"))
 		for _, fd := range fds.List {
 			target := fd[strings.Index(fd, " -> ")+4:]
@@ -61,6 +67,9 @@ func TestWarmWorkersInheritNoServerFiles(t *testing.T) {
 				t.Errorf("warm worker %d holds the server's %s (fd %s): mark it close-on-exec or close it in the worker", pid, target, fd)
 			}
 		}
+	}
+	if checked == 0 {
+		t.Errorf("no live warm worker among the server's children %v", children)
 	}
 	srv.Stop()
 }

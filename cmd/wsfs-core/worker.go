@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/wsfs/wsfs/api"
 	"github.com/wsfs/wsfs/api/runwire"
@@ -61,11 +62,21 @@ func workerMain(ctx context.Context) int {
 	// memory cap) loaded from the server's cache folder, the prelude
 	// compiled, so that a job's js-exec starts at once (its own Prepare
 	// waits for this one) instead of paying a third of a second. It runs
-	// after Ready, so a job that needs no JavaScript only shares the CPU.
-	go warmUpJS(ctx, home, os.Getenv(api.EnvWorkerTmp))
+	// after Ready; a job that comes first waits for it (below), since the
+	// job's confinement would break a load still reading the cache, and
+	// QuickJS keeps one compiled module per process.
+	jsWarm := make(chan struct{})
+	go func() {
+		defer close(jsWarm)
+		warmUpJS(ctx, home, os.Getenv(api.EnvWorkerTmp))
+	}()
 	stopWaiting := context.AfterFunc(ctx, func() { wc.Close() })
 	job, files, err := wc.Job()
 	stopWaiting()
+	select {
+	case <-jsWarm:
+	case <-time.After(jsWarmUpWait):
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			fmt.Fprintf(os.Stderr, "wsfs %s: %v\n", workerVerb, err)
@@ -128,6 +139,9 @@ func userName(job runwire.Job, self *user.User) string {
 	}
 	return os.Getenv("USER")
 }
+
+// jsWarmUpWait bounds how long a job waits for the idle js-exec warm-up.
+const jsWarmUpWait = 10 * time.Second
 
 // warmUpJS runs one js-exec in a folder of its own under tmp.
 func warmUpJS(ctx context.Context, home, tmp string) {
