@@ -65,7 +65,14 @@ type runCaller struct {
 	// scratch is the command's /tmp folder made in advance (a wsfs-run-*
 	// folder in the temp folder); "" makes one.
 	scratch string
+	// jsWarm closes when a warm worker's idle js-exec warm-up has ended; a
+	// script that runs js-exec waits for it (at most jsWarmUpWait) before
+	// preparing its own. Nil: nothing to wait for.
+	jsWarm <-chan struct{}
 }
+
+// jsWarmUpWait bounds how long a job waits for the idle js-exec warm-up.
+const jsWarmUpWait = 10 * time.Second
 
 // runCommand is `wsfs run`: it takes a turn on the workspace from the
 // server, confines itself, runs the script on the mount, streams its
@@ -185,6 +192,12 @@ func runCommand(ctx context.Context, a *app, args []string, rc runCaller) error 
 	cfg := runner.Config{Script: script, WorkspaceDir: turn.Dir, ScratchDir: scratch, Cwd: turn.Cwd, Limits: limits,
 		Commands: commands, History: append(turn.History, script), Logger: a.log}
 	if strings.Contains(script, "js-exec") {
+		if rc.jsWarm != nil {
+			select {
+			case <-rc.jsWarm:
+			case <-time.After(jsWarmUpWait):
+			}
+		}
 		// js-exec's QuickJS, loaded from (or compiled into) the server's
 		// cache folder while the worker can still read it.
 		if err := jsexec.Prepare(ctx, js); err != nil {

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/wsfs/wsfs/api"
 	"github.com/wsfs/wsfs/api/runwire"
@@ -62,9 +61,10 @@ func workerMain(ctx context.Context) int {
 	// memory cap) loaded from the server's cache folder, the prelude
 	// compiled, so that a job's js-exec starts at once (its own Prepare
 	// waits for this one) instead of paying a third of a second. It runs
-	// after Ready; a job that comes first waits for it (below), since the
-	// job's confinement would break a load still reading the cache, and
-	// QuickJS keeps one compiled module per process.
+	// after Ready; a job that runs js-exec and comes first waits for it
+	// (runCaller.jsWarm), since the job's confinement would break a load
+	// still reading the cache, and QuickJS keeps one compiled module per
+	// process. Other jobs do not wait: this process ends with them.
 	jsWarm := make(chan struct{})
 	go func() {
 		defer close(jsWarm)
@@ -73,10 +73,6 @@ func workerMain(ctx context.Context) int {
 	stopWaiting := context.AfterFunc(ctx, func() { wc.Close() })
 	job, files, err := wc.Job()
 	stopWaiting()
-	select {
-	case <-jsWarm:
-	case <-time.After(jsWarmUpWait):
-	}
 	if err != nil {
 		if ctx.Err() == nil {
 			fmt.Fprintf(os.Stderr, "wsfs %s: %v\n", workerVerb, err)
@@ -112,7 +108,7 @@ func workerMain(ctx context.Context) int {
 		}
 	} else {
 		rc := runCaller{cwd: job.Cwd, author: userName(job, self), client: client, confineTmp: os.Getenv(api.EnvWorkerTmp),
-			scratch: os.Getenv(api.EnvWorkerScratch)}
+			scratch: os.Getenv(api.EnvWorkerScratch), jsWarm: jsWarm}
 		v.run = func(ctx context.Context, a *app, args []string) error { return runCommand(ctx, a, args, rc) }
 	}
 	code := a.dispatch(ctx, &v, job.Args)
@@ -139,9 +135,6 @@ func userName(job runwire.Job, self *user.User) string {
 	}
 	return os.Getenv("USER")
 }
-
-// jsWarmUpWait bounds how long a job waits for the idle js-exec warm-up.
-const jsWarmUpWait = 10 * time.Second
 
 // warmUpJS runs one js-exec in a folder of its own under tmp.
 func warmUpJS(ctx context.Context, home, tmp string) {
