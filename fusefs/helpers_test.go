@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wsfs/wsfs/internal/testenv"
 	"github.com/wsfs/wsfs/meta"
 	"github.com/wsfs/wsfs/objects"
 )
@@ -55,22 +56,8 @@ func leftoverMounts() []string {
 	return out
 }
 
-// requireFUSE skips without /dev/fuse, unless CI=true.
-func requireFUSE(t testing.TB) {
-	t.Helper()
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("FUSE tests need /dev/fuse: %v", err)
-		}
-		t.Skipf("no /dev/fuse: %v", err)
-	}
-	if os.Getuid() != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("FUSE tests mount with DirectMount and need root")
-		}
-		t.Skip("FUSE tests need root")
-	}
-}
+// requireFUSE stops the test without FUSE (skip, or fail under CI=true).
+func requireFUSE(t testing.TB) { testenv.RequireFUSE(t) }
 
 type env struct {
 	t     testing.TB

@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/minio/minio-go/v7"
+	"github.com/wsfs/wsfs/internal/testenv"
 	"github.com/wsfs/wsfs/objects/s3/s3test"
 )
 
@@ -130,22 +131,7 @@ func repoRoot() (string, error) {
 
 // RequireFUSE skips t without /dev/fuse or root, and fails it instead
 // under CI=true.
-func RequireFUSE(t testing.TB) {
-	t.Helper()
-	why := ""
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		why = fmt.Sprintf("no /dev/fuse: %v", err)
-	} else if os.Getuid() != 0 {
-		why = "the integration tests mount FUSE directly and need root"
-	}
-	if why == "" {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal(why)
-	}
-	t.Skip(why)
-}
+func RequireFUSE(t testing.TB) { testenv.RequireFUSE(t) }
 
 // StoreKind picks the object store of an Env.
 type StoreKind string

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/wsfs/wsfs/api"
+	"github.com/wsfs/wsfs/internal/testenv"
 	"github.com/wsfs/wsfs/meta"
 	"github.com/wsfs/wsfs/objects"
 )
@@ -82,23 +83,8 @@ func wsfsBinary(t testing.TB) string {
 	return binPath
 }
 
-// requireFUSE skips without /dev/fuse or root, unless CI=true.
-func requireFUSE(t testing.TB) {
-	t.Helper()
-	why := ""
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		why = fmt.Sprintf("no /dev/fuse: %v", err)
-	} else if os.Getuid() != 0 {
-		why = "mount tests need root (fusefs mounts directly)"
-	}
-	if why == "" {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal(why)
-	}
-	t.Skip(why)
-}
+// requireFUSE stops the test without FUSE (skip, or fail under CI=true).
+func requireFUSE(t testing.TB) { testenv.RequireFUSE(t) }
 
 // server is a `wsfs mount` child process.
 type server struct {
