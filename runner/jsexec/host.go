@@ -27,6 +27,9 @@ type host struct {
 	timers   map[int]timer       // pending setTimeout/setInterval, by id
 	maps     map[string]*lineMap // esbuild's line maps, by agent path
 	timerSeq int
+	// pending: the prelude has ticks or rejections to settle once the
+	// engine's promise jobs ran (its settle function).
+	pending bool
 }
 
 // timer is one pending timer: when it is due, its order among timers due
@@ -82,6 +85,11 @@ func (h *host) timer(this *qjs.This) (*qjs.Value, error) {
 	return this.Context().NewUndefined(), nil
 }
 
+func (h *host) setPending(this *qjs.This) (*qjs.Value, error) {
+	h.pending = true
+	return this.Context().NewUndefined(), nil
+}
+
 // clock returns the milliseconds since the run began (monotonic), for
 // performance.now, process.hrtime and console.time.
 func (h *host) clock(this *qjs.This) (*qjs.Value, error) {
@@ -127,6 +135,7 @@ func (h *host) install(c *qjs.Context, file string, args []string) {
 	c.SetFunc("__wsfs_timer", h.timer)
 	c.SetFunc("__wsfs_fatal", h.fatal)
 	c.SetFunc("__wsfs_clock", h.clock)
+	c.SetFunc("__wsfs_pending", h.setPending)
 	c.SetFunc("__wsfs_exec", h.execCmd)
 	c.SetFunc("__wsfs_builtin", nodeSource)
 }

@@ -300,11 +300,33 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src string, srcMap
 		v.Free()
 		return h.exit < 0
 	}
-	if err := evalPrelude(jctx); err != nil {
+	track, err := evalPrelude(jctx)
+	if err != nil {
 		return h.failure(limitCtx, err)
 	}
 	if h.exit >= 0 {
+		track.Free()
 		return h.exit
+	}
+	hook, err := hookRejections(rt, track, rejectionTrackerSlot())
+	if err != nil {
+		track.Free()
+		return h.failure(limitCtx, err)
+	}
+	defer hook.unhook()
+	// A macrotask: then, while the prelude asks for it, what Node runs
+	// after one (process.nextTick's queue, unhandled rejections).
+	macrotask := func(name, code string) bool {
+		if !eval(name, code) {
+			return false
+		}
+		for h.pending {
+			h.pending = false
+			if !eval("[js-exec settle]", "__wsfs.settle()") {
+				return false
+			}
+		}
+		return true
 	}
 	dir := "."
 	if strings.HasPrefix(file, "/") {
@@ -313,7 +335,7 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src string, srcMap
 	// The script's first line shares the wrapper's line, so line numbers
 	// in stacks stay those of the file. The call returns nothing: QuickJS
 	// would otherwise spin on a promise that waits for a Go timer.
-	if !eval(file, "__wsfs.main(async function (exports, module, __filename, __dirname, __wsfs_meta) {"+src+
+	if !macrotask(file, "__wsfs.main(async function (exports, module, __filename, __dirname, __wsfs_meta) {"+src+
 		"\n}, "+quoteJS(file)+", "+quoteJS(dir)+");") {
 		return h.exitOr(status)
 	}
@@ -333,7 +355,7 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src string, srcMap
 			case <-t.C:
 			}
 		}
-		if !eval("[js-exec timers]", "__wsfs.tick("+strconv.Itoa(id)+")") {
+		if !macrotask("[js-exec timers]", "__wsfs.tick("+strconv.Itoa(id)+")") {
 			return h.exitOr(status)
 		}
 	}
@@ -359,19 +381,15 @@ func (l limits) memoryText() string {
 	return fmt.Sprintf("%d bytes", l.memory)
 }
 
-// evalPrelude runs the prelude from bytecode compiled once per process:
-// reading bytecode is far cheaper than parsing the source on every run.
-func evalPrelude(c *qjs.Context) error {
+// evalPrelude runs the prelude from bytecode compiled once per process
+// (reading bytecode is far cheaper than parsing the source on every run)
+// and returns its rejection tracker function.
+func evalPrelude(c *qjs.Context) (*qjs.Value, error) {
 	bc, err := bytecodeOnce(c, "[js-exec prelude]", prelude)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	v, err := c.Eval("[js-exec prelude]", qjs.Bytecode(bc))
-	if err != nil {
-		return err
-	}
-	v.Free()
-	return nil
+	return c.Eval("[js-exec prelude]", qjs.Bytecode(bc))
 }
 
 // testCacheDir is the compilation cache of runs whose Config names none;

@@ -146,7 +146,33 @@
   for (const k of ["fetch", "XMLHttpRequest", "WebSocket", "EventSource"]) g[k] = network;
 
   // process
-  const exitListeners = [];
+  const exitListeners = [], rejectionListeners = [];
+  const listenersOf = (ev) => (ev === "exit" ? exitListeners : ev === "unhandledRejection" ? rejectionListeners : null);
+
+  // process.nextTick's queue runs as Node's processTicksAndRejections runs
+  // it: after the macrotask (the script, a timer callback), before the
+  // promise jobs it queued; ticks queued by a tick run in the same pass,
+  // ticks queued by a promise job once QuickJS has drained its job queue
+  // (Go calls settle then: jsexec.go).
+  const ticks = [];
+  let tickHead = 0;
+  function nextTick(fn, ...args) {
+    if (typeof fn !== "function") {
+      const e = new TypeError('The "callback" argument must be of type function. Received ' + (fn === null ? "null" : typeof fn));
+      e.code = "ERR_INVALID_ARG_TYPE";
+      throw e;
+    }
+    if (tickHead === ticks.length) H.pending();
+    ticks.push(args.length ? () => fn(...args) : fn);
+  }
+  function runTicks() {
+    while (tickHead < ticks.length) {
+      const fn = ticks[tickHead];
+      ticks[tickHead++] = undefined;
+      fn();
+    }
+    ticks.length = tickHead = 0;
+  }
   const start = H.clock();
   function writer(fd) {
     return {
@@ -186,16 +212,22 @@
     kill() { return true; },
     stdout: writer(1), stderr: writer(2),
     hrtime, uptime: () => (H.clock() - start) / 1000,
-    nextTick: (fn, ...args) => queueMicrotask(() => fn(...args)),
+    nextTick,
     memoryUsage: Object.assign(() => ({ rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 }), { rss: () => 0 }),
     cpuUsage: () => ({ user: 0, system: 0 }),
     umask: () => 0o022,
     getuid: () => 0, getgid: () => 0, geteuid: () => 0, getegid: () => 0,
     emitWarning(w) { out(2, "(node) Warning: " + (w && w.message || w) + "\n"); },
-    on(ev, fn) { if (ev === "exit") exitListeners.push(fn); return process; },
-    off(ev, fn) { const i = exitListeners.indexOf(fn); if (i >= 0) exitListeners.splice(i, 1); return process; },
-    emit() { return false; },
-    listenerCount: (ev) => (ev === "exit" ? exitListeners.length : 0),
+    on(ev, fn) { const l = listenersOf(ev); if (l) l.push(fn); return process; },
+    once(ev, fn) { const once = function (...a) { process.off(ev, once); return fn.apply(this, a); }; once.listener = fn; return process.on(ev, once); },
+    off(ev, fn) { const l = listenersOf(ev) || [], i = l.findIndex((f) => f === fn || f.listener === fn); if (i >= 0) l.splice(i, 1); return process; },
+    emit(ev, ...a) {
+      const l = listenersOf(ev);
+      if (!l || !l.length) return false;
+      for (const fn of l.slice()) fn.apply(process, a);
+      return true;
+    },
+    listenerCount: (ev) => (listenersOf(ev) || []).length,
   };
   // process.stdin: a Readable of the command's whole standard input,
   // read on first use.
@@ -218,9 +250,12 @@
       return Object.assign(stdinStream, { fd: 0, isTTY: false });
     },
   });
-  process.once = process.addListener = process.on;
+  process.addListener = process.on;
   process.removeListener = process.off;
-  process.removeAllListeners = () => { exitListeners.length = 0; return process; };
+  process.removeAllListeners = (ev) => {
+    for (const l of ev === undefined ? [exitListeners, rejectionListeners] : [listenersOf(ev) || []]) l.length = 0;
+    return process;
+  };
   let exiting = false;
   function runExit(status) {
     if (exiting) return;
@@ -812,18 +847,71 @@
     value: (m) => (m && m.__esModule ? m : Object.assign(Object.create(null), m && typeof m === "object" ? m : {}, { default: m })),
   });
 
-  // What Go calls: the script itself, each due timer, the final status.
+  // Rejected promises with no handler yet, in the order of their
+  // rejection: QuickJS's rejection tracker calls track (rejections.go).
+  const unhandled = new Map();
+  function track(promise, reason, handled) {
+    try {
+      if (handled) unhandled.delete(promise);
+      else { unhandled.set(promise, reason); H.pending(); }
+    } catch (_) { /* the tracker must not leave an exception in the engine */ }
+  }
+  // Node's UnhandledPromiseRejection error, for a reason that is not an
+  // error: it names the reason as V8's NoSideEffectsToString does.
+  function rejectionText(reason) {
+    if (reason instanceof Error || (reason !== null && typeof reason === "object" && Object.hasOwn(reason, "stack"))) return describe(reason);
+    let text;
+    if (typeof reason === "symbol") text = reason.toString();
+    else if (typeof reason === "function") text = Function.prototype.toString.call(reason);
+    else if (reason === null || typeof reason !== "object") text = String(reason);
+    else if (reason.toString === Object.prototype.toString) {
+      const proto = Object.getPrototypeOf(reason);
+      text = "#<" + (proto && proto.constructor && proto.constructor.name || "Object") + ">";
+    } else text = Object.prototype.toString.call(reason);
+    return "UnhandledPromiseRejection: This error originated either by throwing inside of an async function without a catch block, " +
+      'or by rejecting a promise which was not handled with .catch(). The promise rejected with the reason "' + text + '".' +
+      " {\n  code: 'ERR_UNHANDLED_REJECTION'\n}";
+  }
+  // What follows a macrotask once QuickJS has run the promise jobs (after
+  // each call from Go), as in Node: the ticks those jobs queued, and once
+  // none is left the rejections still unhandled: each goes to the
+  // 'unhandledRejection' listeners, or ends the run. Go calls it again
+  // while H.pending was called.
+  function settle() {
+    try {
+      if (tickHead < ticks.length) {
+        runTicks();
+        if (unhandled.size) H.pending();
+        return;
+      }
+      for (const [promise, reason] of unhandled) {
+        unhandled.delete(promise);
+        if (!process.emit("unhandledRejection", reason, promise)) H.fatal(rejectionText(reason));
+      }
+    } catch (e) { H.fatal(describe(e)); }
+  }
+
+  // What Go calls: the script itself, each due timer, the end of each of
+  // these macrotasks, the final status.
   Object.defineProperty(g, "__wsfs", {
     value: Object.freeze({
       main(fn, file, dir) {
         const module = mainModule = g.module = { exports: {}, id: ".", filename: file, loaded: false, children: [], paths: [] };
-        fn.call(module.exports, module.exports, module, file, dir, meta(file)).catch((e) => H.fatal(describe(e)));
+        const done = fn.call(module.exports, module.exports, module, file, dir, meta(file));
+        if (unhandled.has(done)) {
+          // The script threw before its first await: Node stops there,
+          // before any tick.
+          H.fatal(describe(unhandled.get(done)));
+        }
+        done.catch((e) => H.fatal(describe(e)));
+        try { runTicks(); } catch (e) { H.fatal(describe(e)); }
       },
       tick(id) {
         const t = timerFns.get(id);
         if (!t) return;
-        try { t._fire(); } catch (e) { H.fatal(describe(e)); }
+        try { t._fire(); runTicks(); } catch (e) { H.fatal(describe(e)); }
       },
+      settle,
       exitCode() {
         const status = Number(process.exitCode || 0) | 0;
         runExit(status);
@@ -831,4 +919,5 @@
       },
     }),
   });
+  return track;
 })(globalThis);

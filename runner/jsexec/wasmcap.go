@@ -47,13 +47,49 @@ func appendULEB(b []byte, v uint64) []byte {
 // capMemory returns a copy of wasm whose single memory has maxPages pages
 // (64 KiB each) at most.
 func capMemory(wasm []byte, maxPages uint32) ([]byte, error) {
+	secs, err := splitSections(wasm)
+	if err != nil {
+		return nil, err
+	}
+	found := false
+	for i, s := range secs {
+		if s.id != 5 {
+			continue
+		}
+		// count 1, limits flag 0 (no maximum), minimum.
+		if len(s.payload) < 3 || s.payload[0] != 1 || s.payload[1] != 0 {
+			return nil, fmt.Errorf("jsexec: unexpected wasm memory section % x", s.payload)
+		}
+		min, _, err := uleb(s.payload[2:])
+		if err != nil {
+			return nil, err
+		}
+		if uint64(maxPages) < min {
+			maxPages = uint32(min)
+		}
+		secs[i].payload = appendULEB(appendULEB([]byte{1, 1}, min), uint64(maxPages))
+		found = true
+	}
+	if !found {
+		return nil, errors.New("jsexec: wasm module declares no memory")
+	}
+	return joinSections(wasm, secs), nil
+}
+
+// wasmSection is one section of a wasm module.
+type wasmSection struct {
+	id      byte
+	payload []byte
+	at      int // where the payload starts in the module split
+}
+
+// splitSections returns wasm's sections, their payloads sharing its bytes.
+func splitSections(wasm []byte) ([]wasmSection, error) {
 	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
 		return nil, errors.New("jsexec: not a wasm module")
 	}
-	out := append([]byte(nil), wasm[:8]...)
-	found := false
+	var secs []wasmSection
 	for p := 8; p < len(wasm); {
-		id := wasm[p]
 		size, n, err := uleb(wasm[p+1:])
 		if err != nil {
 			return nil, err
@@ -62,35 +98,21 @@ func capMemory(wasm []byte, maxPages uint32) ([]byte, error) {
 		if end > len(wasm) {
 			return nil, errors.New("jsexec: truncated wasm section")
 		}
-		payload := wasm[start:end]
-		if id == 5 {
-			// count 1, limits flag 0 (no maximum), minimum.
-			if len(payload) < 3 || payload[0] != 1 || payload[1] != 0 {
-				return nil, fmt.Errorf("jsexec: unexpected wasm memory section % x", payload)
-			}
-			min, _, err := uleb(payload[2:])
-			if err != nil {
-				return nil, err
-			}
-			if uint64(maxPages) < min {
-				maxPages = uint32(min)
-			}
-			np := []byte{1, 1}
-			np = appendULEB(np, min)
-			np = appendULEB(np, uint64(maxPages))
-			out = append(out, 5)
-			out = appendULEB(out, uint64(len(np)))
-			out = append(out, np...)
-			found = true
-		} else {
-			out = append(out, wasm[p:end]...)
-		}
+		secs = append(secs, wasmSection{wasm[p], wasm[start:end], start})
 		p = end
 	}
-	if !found {
-		return nil, errors.New("jsexec: wasm module declares no memory")
+	return secs, nil
+}
+
+// joinSections builds a module of wasm's header and secs.
+func joinSections(wasm []byte, secs []wasmSection) []byte {
+	out := append([]byte(nil), wasm[:8]...)
+	for _, s := range secs {
+		out = append(out, s.id)
+		out = appendULEB(out, uint64(len(s.payload)))
+		out = append(out, s.payload...)
 	}
-	return out, nil
+	return out
 }
 
 // qjsWasmGz is github.com/fastschema/qjs v0.0.6's qjs.wasm (MIT, see
@@ -104,9 +126,18 @@ var qjsWasmGz []byte
 const qjsWasmSHA256 = "88fcbeead33cca3ec8394feb0fb3eec8047ec9ac5062aba7a63799cee11989b7"
 
 var (
-	cappedMu   sync.Mutex
-	cappedWasm = map[uint32][]byte{}
+	cappedMu    sync.Mutex
+	cappedWasm  = map[uint32][]byte{}
+	trackerSlot uint32 // the rejection tracker's table slot, the same in every variant
 )
+
+// rejectionTrackerSlot returns the function table slot of the rejection
+// tracker (rejections.go) in the wasm that wasmWithCap returned.
+func rejectionTrackerSlot() uint32 {
+	cappedMu.Lock()
+	defer cappedMu.Unlock()
+	return trackerSlot
+}
 
 // wasmWithCap returns QuickJS's wasm limited to maxPages of memory,
 // building each variant once.
@@ -132,6 +163,9 @@ func wasmWithCap(maxPages uint32) ([]byte, error) {
 		return nil, err
 	}
 	if err := removeStdModules(b); err != nil {
+		return nil, err
+	}
+	if b, trackerSlot, err = addRejectionTracker(b); err != nil {
 		return nil, err
 	}
 	cappedWasm[maxPages] = b
@@ -245,21 +279,17 @@ func (d wasmData) find(s string) (addr, at int, err error) {
 // the data segments.
 func sectionsOf(wasm []byte) (code []byte, data wasmData, err error) {
 	data.wasm = wasm
-	for p := 8; p < len(wasm); {
-		id := wasm[p]
-		size, n, err := uleb(wasm[p+1:])
-		if err != nil {
-			return nil, data, err
-		}
-		start, end := p+1+n, p+1+n+int(size)
-		if end > len(wasm) {
-			return nil, data, errors.New("jsexec: truncated wasm section")
-		}
-		switch id {
+	secs, err := splitSections(wasm)
+	if err != nil {
+		return nil, data, err
+	}
+	for _, s := range secs {
+		switch s.id {
 		case 10:
-			code = wasm[start:end]
+			code = s.payload
 		case 11:
-			count, n, err := uleb(wasm[start:end])
+			start, end := s.at, s.at+len(s.payload)
+			count, n, err := uleb(s.payload)
 			if err != nil {
 				return nil, data, err
 			}
@@ -287,7 +317,6 @@ func sectionsOf(wasm []byte) (code []byte, data wasmData, err error) {
 				q += int(size)
 			}
 		}
-		p = end
 	}
 	if code == nil || data.segs == nil {
 		return nil, data, errors.New("jsexec: wasm: no code or data section")
