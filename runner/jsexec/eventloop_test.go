@@ -14,9 +14,10 @@ import (
 	"github.com/wsfs/wsfs/runner/command/commandtest"
 )
 
-// loopCase is a script run as `js-exec -c CODE` and as `node -e CODE`:
-// both print stdout and end with status; stderr is compared by its
-// meaningful lines (see meaningfulStderr), which the case also lists.
+// loopCase is a script run as `js-exec -c CODE` and as `node -e CODE`
+// (an ES module when it has import statements): both print stdout and end
+// with status; stderr is compared by its meaningful lines (see
+// meaningfulStderr), which the case also lists.
 type loopCase struct {
 	name, code, stdout string
 	status             int
@@ -42,6 +43,13 @@ setTimeout(() => console.log('timer2'), 0)`, stdout: "timer1\nt\np\ntimer2\n"},
 	{name: "awaiting a tick", code: "(async () => { await new Promise((r) => process.nextTick(r)); console.log('resumed') })(); Promise.resolve().then(() => console.log('p'))", stdout: "p\nresumed\n"},
 	{name: "a tick throws", code: "process.nextTick(() => { throw new Error('boom') }); Promise.resolve().then(() => console.log('p'))", status: 1, stderr: []string{"Error: boom", "[eval]:1"}},
 	{name: "no tick after a throw", code: "process.nextTick(() => console.log('t'))\nthrow new Error('sync')", status: 1, stderr: []string{"Error: sync", "[eval]:2"}},
+	{name: "ES module", code: "import 'node:fs'\nPromise.resolve().then(() => console.log('p')); process.nextTick(() => console.log('t')); console.log('s')", stdout: "s\np\nt\n"},
+	{name: "ES module with top-level await", code: `import 'node:fs'
+Promise.resolve().then(() => console.log('p')); process.nextTick(() => console.log('t'))
+await null
+console.log('after await')
+Promise.resolve().then(() => console.log('p2')); process.nextTick(() => console.log('t2'))
+setTimeout(() => { Promise.resolve().then(() => console.log('p3')); process.nextTick(() => console.log('t3')) })`, stdout: "p\nafter await\np2\nt\nt2\nt3\np3\n"},
 	{name: "exit in a tick", code: "process.nextTick(() => { console.log('t'); process.exit(3) }); Promise.resolve().then(() => console.log('p'))", stdout: "t\n", status: 3},
 }
 
@@ -65,6 +73,7 @@ var rejectionCases = []loopCase{
 	{name: "array", code: "Promise.reject([1, 'a'])", status: 1, stderr: []string{unhandledText("[object Array]"), "code: 'ERR_UNHANDLED_REJECTION'"}},
 	{name: "date", code: "Promise.reject(new Date(0))", status: 1, stderr: []string{unhandledText("[object Date]"), "code: 'ERR_UNHANDLED_REJECTION'"}},
 	{name: "error-like object", code: "Promise.reject({ stack: 's', message: 'm' })", status: 1, stderr: []string{"{ stack: 's', message: 'm' }"}},
+	{name: "ES module", code: "import 'node:fs'\nPromise.reject(new Error('m'))", status: 1, stderr: []string{"Error: m", "[eval]:2"}},
 	{name: "first of two", code: "Promise.reject(new Error('one')); Promise.reject(new Error('two'))", status: 1, stderr: []string{"Error: one", "[eval]:1"}},
 	{name: "listener", code: `process.on('unhandledRejection', (r, p) => console.log('listener', r.message, p instanceof Promise))
 Promise.reject(new Error('x'))
@@ -123,7 +132,11 @@ func runLoopCases(t *testing.T, cases []loopCase) {
 				if err != nil {
 					testenv.Missing(t, "node is missing (make deps installs it): no comparison with Node")
 				}
-				cmd := exec.Command(node, "-e", c.code)
+				args := []string{"-e", c.code}
+				if moduleSyntax.MatchString(c.code) {
+					args = append([]string{"--input-type=module"}, args...)
+				}
+				cmd := exec.Command(node, args...)
 				var stdout, stderr bytes.Buffer
 				cmd.Stdout, cmd.Stderr = &stdout, &stderr
 				status := 0
@@ -146,13 +159,13 @@ func runLoopCases(t *testing.T, cases []loopCase) {
 var (
 	errorHead = regexp.MustCompile(`^(\w*Error|UnhandledPromiseRejection): .*|^\{ .* \}$`)
 	fieldLine = regexp.MustCompile(`^  (\w+: .*?),?$`)
-	evalFrame = regexp.MustCompile(`^\s+at .*?(\[eval\]:\d+):\d+\)?(?: \{)?$`)
+	evalFrame = regexp.MustCompile(`^\s+at .*?\[eval\d*\]:(\d+):\d+\)?(?: \{)?$`)
 )
 
 // meaningfulStderr picks from an uncaught error's report what Node and
 // js-exec share: the error's first line (after prefix, which js-exec
 // prints), its own fields, and the first frame in the script as
-// [eval]:LINE. Node's source excerpt, internal frames and version line,
+// [eval]:LINE (Node's [eval1] in an ES module). Node's source excerpt, internal frames and version line,
 // and the columns (js-exec's first line carries a wrapper) are left out.
 func meaningfulStderr(stderr, prefix string) []string {
 	var out []string
@@ -165,7 +178,7 @@ func meaningfulStderr(stderr, prefix string) []string {
 		case fieldLine.MatchString(l):
 			out = append(out, fieldLine.FindStringSubmatch(l)[1])
 		case !frame && evalFrame.MatchString(l):
-			out = append(out, evalFrame.FindStringSubmatch(l)[1])
+			out = append(out, "[eval]:"+evalFrame.FindStringSubmatch(l)[1])
 			frame = true
 		}
 	}

@@ -17,7 +17,12 @@
 // wazero checks) and a memory limit (QuickJS's heap limit, and a maximum
 // on the wasm memory for what the heap does not count). Go drives the event
 // loop: QuickJS runs promise jobs at the end of each evaluation, Go sleeps
-// until the next timer. Compiling QuickJS takes seconds, so it happens once
+// until the next timer. After each macrotask (the script, a timer
+// callback) the prelude runs what Node's processTicksAndRejections runs:
+// process.nextTick's queue before the promise jobs, and then, once no tick
+// or job is left, ends the run on a rejection no handler took, which
+// QuickJS reports through a rejection tracker that rejections.go adds to
+// the wasm. Compiling QuickJS takes seconds, so it happens once
 // per process, outside the time limit; Prepare loads it from wazero's
 // compilation cache instead.
 package jsexec
@@ -114,7 +119,30 @@ func (cfg Config) run(ctx context.Context, env *command.Env) int {
 		env.Errorf("%s", err)
 		return 1
 	}
-	return cfg.exec(ctx, env, src, srcMap, file, args)
+	return cfg.exec(ctx, env, script{src: src, lines: srcMap, file: file, esm: isModule(code, file)}, args)
+}
+
+// script is the code a run evaluates.
+type script struct {
+	src   string   // as transformed
+	lines *lineMap // back to the source's lines; nil when src is the source
+	file  string
+	// esm: Node would run the source as an ES module, whose evaluation
+	// runs among the promise jobs, so its process.nextTick callbacks wait
+	// for them.
+	esm bool
+}
+
+// isModule tells whether Node runs code as an ES module: .mjs and .mts
+// files, and code with import or export statements that is not .cjs.
+func isModule(code, file string) bool {
+	switch path.Ext(file) {
+	case ".mjs", ".mts":
+		return true
+	case ".cjs", ".cts":
+		return false
+	}
+	return moduleSyntax.MatchString(code)
 }
 
 // transform strips TypeScript types and turns ES module syntax into
@@ -231,7 +259,8 @@ func readAll(fsys command.FS, name string) (string, error) {
 	return string(b), err
 }
 
-func (cfg Config) exec(ctx context.Context, env *command.Env, src string, srcMap *lineMap, file string, args []string) (status int) {
+func (cfg Config) exec(ctx context.Context, env *command.Env, sc script, args []string) (status int) {
+	src, file := sc.src, sc.file
 	lim := limits{time: cfg.Timeout, memory: cfg.MemoryLimit}
 	if lim.time <= 0 {
 		lim.time = DefaultTimeout
@@ -262,7 +291,7 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src string, srcMap
 	runCtx, stop := context.WithCancel(limitCtx)
 	defer stop()
 	h := &host{env: env, exit: -1, stop: stop, lim: lim, start: time.Now(), timers: map[int]timer{}, ctx: runCtx,
-		maps: map[string]*lineMap{file: srcMap}}
+		maps: map[string]*lineMap{file: sc.lines}}
 	defer func() {
 		if r := recover(); r != nil {
 			status = h.failure(limitCtx, fmt.Errorf("%v", r))
@@ -336,7 +365,7 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, src string, srcMap
 	// in stacks stay those of the file. The call returns nothing: QuickJS
 	// would otherwise spin on a promise that waits for a Go timer.
 	if !macrotask(file, "__wsfs.main(async function (exports, module, __filename, __dirname, __wsfs_meta) {"+src+
-		"\n}, "+quoteJS(file)+", "+quoteJS(dir)+");") {
+		"\n}, "+quoteJS(file)+", "+quoteJS(dir)+", "+strconv.FormatBool(sc.esm)+");") {
 		return h.exitOr(status)
 	}
 	// The event loop's timers: QuickJS runs promise jobs at the end of each

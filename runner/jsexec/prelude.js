@@ -895,7 +895,7 @@
   // these macrotasks, the final status.
   Object.defineProperty(g, "__wsfs", {
     value: Object.freeze({
-      main(fn, file, dir) {
+      main(fn, file, dir, esm) {
         const module = mainModule = g.module = { exports: {}, id: ".", filename: file, loaded: false, children: [], paths: [] };
         const done = fn.call(module.exports, module.exports, module, file, dir, meta(file));
         if (unhandled.has(done)) {
@@ -904,7 +904,8 @@
           H.fatal(describe(unhandled.get(done)));
         }
         done.catch((e) => H.fatal(describe(e)));
-        try { runTicks(); } catch (e) { H.fatal(describe(e)); }
+        // An ES module's ticks wait for the promise jobs (settle).
+        if (!esm) try { runTicks(); } catch (e) { H.fatal(describe(e)); }
       },
       tick(id) {
         const t = timerFns.get(id);
