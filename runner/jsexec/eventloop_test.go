@@ -78,6 +78,9 @@ var rejectionCases = []loopCase{
 	{name: "listener", code: `process.on('unhandledRejection', (r, p) => console.log('listener', r.message, p instanceof Promise))
 Promise.reject(new Error('x'))
 setTimeout(() => console.log('still running'), 1)`, stdout: "listener x true\nstill running\n"},
+	{name: "listener exits", code: "process.on('unhandledRejection', (r) => { console.log('listener', r); process.exit(4) }); Promise.reject(5)", stdout: "listener 5\n", status: 4},
+	{name: "over exitCode", code: "process.exitCode = 3; Promise.reject(new Error('x'))", status: 1, stderr: []string{"Error: x", "[eval]:1"}},
+	{name: "after exit in an async function", code: "async function f() { await null; console.log('f'); process.exit(2) }\nf()", stdout: "f\n", status: 2},
 	{name: "listener throws", code: "process.on('unhandledRejection', () => { throw new Error('from listener') }); Promise.reject(1)", status: 1, stderr: []string{"Error: from listener", "[eval]:1"}},
 	{name: "listener removed", code: "const f = () => console.log('no'); process.on('unhandledRejection', f); process.off('unhandledRejection', f); Promise.reject(new Error('x'))", status: 1, stderr: []string{"Error: x", "[eval]:1"}},
 }

@@ -28,7 +28,7 @@ type host struct {
 	maps     map[string]*lineMap // esbuild's line maps, by agent path
 	timerSeq int
 	// pending: the prelude has ticks or rejections to settle once the
-	// engine's promise jobs ran (its settle function).
+	// engine's promise jobs ran (its settle function; timer(0, -3)).
 	pending bool
 }
 
@@ -60,7 +60,9 @@ func (h *host) nextTimer() (id int, due time.Time, ok bool) {
 }
 
 // timer arms timer id: timer(id, delay in ms, ref); a delay of -1
-// disarms it, -2 only sets its ref.
+// disarms it, -2 only sets its ref, -3 (no id) tells that the prelude has
+// ticks or rejections to settle after the promise jobs (one host function
+// less to install on every run).
 func (h *host) timer(this *qjs.This) (*qjs.Value, error) {
 	id, ms := 0, 0.0
 	if v := arg(this, 0); v != nil {
@@ -78,15 +80,12 @@ func (h *host) timer(this *qjs.This) (*qjs.Value, error) {
 			t.ref = ref
 			h.timers[id] = t
 		}
+	case ms == -3:
+		h.pending = true
 	case ms >= 0:
 		h.timerSeq++
 		h.timers[id] = timer{due: time.Now().Add(time.Duration(ms * float64(time.Millisecond))), seq: h.timerSeq, ref: ref}
 	}
-	return this.Context().NewUndefined(), nil
-}
-
-func (h *host) setPending(this *qjs.This) (*qjs.Value, error) {
-	h.pending = true
 	return this.Context().NewUndefined(), nil
 }
 
@@ -135,7 +134,6 @@ func (h *host) install(c *qjs.Context, file string, args []string) {
 	c.SetFunc("__wsfs_timer", h.timer)
 	c.SetFunc("__wsfs_fatal", h.fatal)
 	c.SetFunc("__wsfs_clock", h.clock)
-	c.SetFunc("__wsfs_pending", h.setPending)
 	c.SetFunc("__wsfs_exec", h.execCmd)
 	c.SetFunc("__wsfs_builtin", nodeSource)
 }

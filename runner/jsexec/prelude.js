@@ -156,13 +156,14 @@
   // (Go calls settle then: jsexec.go).
   const ticks = [];
   let tickHead = 0;
+  const pending = () => H.timer(0, -3);
   function nextTick(fn, ...args) {
     if (typeof fn !== "function") {
       const e = new TypeError('The "callback" argument must be of type function. Received ' + (fn === null ? "null" : typeof fn));
       e.code = "ERR_INVALID_ARG_TYPE";
       throw e;
     }
-    if (tickHead === ticks.length) H.pending();
+    if (tickHead === ticks.length) pending();
     ticks.push(args.length ? () => fn(...args) : fn);
   }
   function runTicks() {
@@ -853,7 +854,7 @@
   function track(promise, reason, handled) {
     try {
       if (handled) unhandled.delete(promise);
-      else { unhandled.set(promise, reason); H.pending(); }
+      else { unhandled.set(promise, reason); pending(); }
     } catch (_) { /* the tracker must not leave an exception in the engine */ }
   }
   // Node's UnhandledPromiseRejection error, for a reason that is not an
@@ -876,12 +877,12 @@
   // each call from Go), as in Node: the ticks those jobs queued, and once
   // none is left the rejections still unhandled: each goes to the
   // 'unhandledRejection' listeners, or ends the run. Go calls it again
-  // while H.pending was called.
+  // while pending was called.
   function settle() {
     try {
       if (tickHead < ticks.length) {
         runTicks();
-        if (unhandled.size) H.pending();
+        if (unhandled.size) pending();
         return;
       }
       for (const [promise, reason] of unhandled) {
