@@ -191,3 +191,35 @@ func meaningfulStderr(stderr, prefix string) []string {
 func sameLines(got, want []string) bool {
 	return strings.Join(got, "\n") == strings.Join(want, "\n")
 }
+
+// TestRejectionTrackerPatch: the wasm edit refuses a module that is not
+// the QuickJS it knows, and adds one function and one table slot to the
+// one it knows.
+func TestRejectionTrackerPatch(t *testing.T) {
+	if _, _, err := addRejectionTracker([]byte("\x00asm\x01\x00\x00\x00")); err == nil || !strings.Contains(err.Error(), "no section") {
+		t.Errorf("an empty module: %v, want a missing section", err)
+	}
+	wasm, err := wasmWithCap(wasmPages(DefaultMemoryLimit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := readModule(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := uint64(len(m.funcTypes) - 1)
+	if typ := m.types[m.funcTypes[last]]; typ != trackerType {
+		t.Errorf("the last function has type %q, want the tracker's", typ)
+	}
+	if slot := rejectionTrackerSlot(); slot == 0 {
+		t.Error("no table slot for the tracker")
+	}
+	if _, _, err := addRejectionTracker(wasm[:len(wasm)/2]); err == nil {
+		t.Error("a truncated module was patched")
+	}
+	// Another QuickJS, whose JSRuntime has the opaque pointer elsewhere.
+	moved := bytes.ReplaceAll(wasm, append([]byte{0x28, 0x02}, appendULEB(nil, rtOpaqueOffset)...), append([]byte{0x28, 0x02}, appendULEB(nil, rtOpaqueOffset+4)...))
+	if _, _, err := addRejectionTracker(moved); err == nil || !strings.Contains(err.Error(), "calls of the rejection tracker") {
+		t.Errorf("a QuickJS with another JSRuntime layout: %v, want no tracker calls found", err)
+	}
+}
