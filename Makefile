@@ -9,8 +9,10 @@ GO_TEST_TIMEOUT ?= 25m
 
 all: build
 
+# The front is stripped: it starts for every `wsfs run`, and a smaller
+# binary starts about a millisecond sooner.
 build:
-	go build -o bin/wsfs ./cmd/wsfs
+	go build -ldflags='-s -w' -o bin/wsfs ./cmd/wsfs
 	go build -o bin/wsfs-core ./cmd/wsfs-core
 
 deps:

@@ -91,6 +91,9 @@ func DialSocket(ctx context.Context, socket string) (*Client, error) {
 	return c, nil
 }
 
+// Socket is the control socket the client talks to.
+func (c *Client) Socket() string { return c.socket }
+
 // Health returns what the server said in the handshake.
 func (c *Client) Health() Health { return c.health }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wsfs/wsfs/api/runwire"
+	"github.com/wsfs/wsfs/meta"
 )
 
 // The run socket (runwire.SocketPath of the home, mode 0600) takes `wsfs
@@ -96,8 +97,16 @@ func (rs *runSocket) handle(c *net.UnixConn) {
 	}
 	_ = c.SetReadDeadline(time.Time{})
 	job.UID = peerUID(c)
+	// The workspace picks a parked worker; one that does not parse goes
+	// to a fresh worker, whose wsfs run says what is wrong with it.
+	workspace := ""
+	if ra, ok := runwire.ParseRunArgs(job.Args); ok {
+		if name, err := meta.ParseWorkspace(ra.Workspace); err == nil {
+			workspace = name
+		}
+	}
 
-	w, err := rs.pool.get()
+	w, err := rs.pool.get(workspace)
 	if err == nil {
 		if err = w.send(job, files); err != nil {
 			w.kill()
@@ -115,18 +124,29 @@ func (rs *runSocket) handle(c *net.UnixConn) {
 	// away (killed) interrupts as well, and the worker that does not stop
 	// in time is killed. Once the status is sent, the caller hanging up
 	// is the end of the command.
+	// A worker that reported its status may serve another caller at once:
+	// from then on this caller's frames and hang-up touch it no more.
+	var mu sync.Mutex
 	answered, hungUp := make(chan struct{}), make(chan struct{})
+	interrupt := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		select {
+		case <-answered:
+			return false
+		default:
+			w.interrupt()
+			return true
+		}
+	}
 	go func() {
 		defer close(hungUp)
 		for {
 			body, err := runwire.ReadFrame(rest)
 			if err != nil {
-				select {
-				case <-answered:
+				if !interrupt() {
 					return
-				default:
 				}
-				w.interrupt()
 				select {
 				case <-answered: // it stopped and reported
 				case <-w.done:
@@ -136,21 +156,29 @@ func (rs *runSocket) handle(c *net.UnixConn) {
 				return
 			}
 			if runwire.IsInterrupt(body) {
-				w.interrupt()
+				interrupt()
 			}
 		}
 	}()
 	st := w.wait()
+	mu.Lock()
 	close(answered)
-	reply(st)
-	// The worker's exit and its replacement's start-up (tens of
-	// milliseconds of CPU) wait until the caller has exited, so they do
-	// not hold up the caller on a busy machine.
+	mu.Unlock()
+	if st.Again {
+		rs.pool.park(w, workspace)
+	}
+	reply(runwire.Status{Code: st.Code, Message: st.Message, Fallback: st.Fallback})
+	// The worker's exit and the start-up of the idle worker that replaces
+	// it or the parked one (tens of milliseconds of CPU) wait until the
+	// caller has exited, so they do not hold up the caller on a busy
+	// machine.
 	select {
 	case <-hungUp:
 	case <-time.After(hangUpWait):
 	}
-	w.release()
+	if !st.Again {
+		w.release()
+	}
 	rs.pool.refill()
 }
 

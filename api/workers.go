@@ -24,9 +24,14 @@ import (
 // rather than the core's (whose package init and page faults are most of a
 // command's time), because the server keeps a few worker processes that
 // have already started and wait for a job on a socketpair. A worker runs
-// exactly one job (the `wsfs run` code path, confined once the job has
-// arrived) and exits; the server starts a replacement at once. A runaway
-// script kills its worker, never the server.
+// the `wsfs run` code path and confines itself to the workspace of its
+// first job; it may then run more jobs of that workspace, one at a time
+// (it says so with each status), so an agent's next command finds a worker
+// already confined, with js-exec warm. The server parks such a worker
+// under its workspace until the next job, an idle timeout, or too many
+// parked workers. A worker that cannot go on (interrupted, a limit hit)
+// exits, and the pool starts a fresh unbound one. A runaway script kills
+// its worker, never the server.
 
 // WorkerFD is the descriptor a warm worker finds its socket to the server on.
 const WorkerFD = 3
@@ -43,6 +48,14 @@ const (
 // DefaultWorkers is how many warm workers a server keeps ready.
 const DefaultWorkers = 2
 
+// Parked workers (confined to a workspace, waiting for its next job): at
+// most maxParked in all, each for at most parkedIdle. A parked worker
+// holds its memory (tens of MiB with QuickJS loaded).
+const (
+	maxParked  = 8
+	parkedIdle = 10 * time.Minute
+)
+
 // workerGrace bounds how long a worker may take to stop once its caller
 // is gone (the interrupt lets it snapshot; then it is killed).
 const workerGrace = 2 * time.Minute
@@ -53,12 +66,18 @@ type worker struct {
 	conn         *net.UnixConn // the server's end of the socketpair
 	tmp, scratch string
 	// ready is closed when the worker says it waits for a job; result
-	// carries the exit status it reports before it exits (having closed
-	// the caller's streams); heard is closed once the server has read all
-	// the worker said.
+	// carries the exit status it reports for each job (having closed the
+	// caller's streams); heard is closed once the server has read all the
+	// worker said.
 	ready, heard chan struct{}
-	result       chan int
+	result       chan runwire.Status
 	done         chan struct{} // closed once it has exited and is reaped
+
+	// Set under the pool's lock: the workspace a parked worker serves,
+	// and its idle timeout.
+	workspace string
+	parkedAt  time.Time
+	idleTimer *time.Timer
 
 	mu         sync.Mutex
 	interrupts int
@@ -115,19 +134,20 @@ func (w *worker) send(job runwire.Job, files []*os.File) error {
 	return nil
 }
 
-// wait waits for the job's exit status: the one the worker reports as it
-// ends (it has closed the caller's streams and is exiting), or else the
-// way its process ended.
+// wait waits for the job's exit status: the one the worker reports as the
+// job ends (it has closed the caller's streams; Again says whether it can
+// take another job), or else the way its process ended.
 func (w *worker) wait() runwire.Status {
 	select {
-	case code := <-w.result:
-		return runwire.Status{Code: code}
+	case st := <-w.result:
+		return st
 	case <-w.done:
 	}
 	<-w.heard
 	select {
-	case code := <-w.result:
-		return runwire.Status{Code: code}
+	case st := <-w.result:
+		st.Again = false
+		return st
 	default:
 	}
 	ps := w.cmd.ProcessState
@@ -161,8 +181,10 @@ type workerPool struct {
 	spawning sync.WaitGroup
 
 	mu       sync.Mutex
-	idle     []*worker // started, not given a job yet (ready or not)
-	pending  int       // starts under way for the idle list
+	idle     []*worker            // started, not given a job yet (ready or not)
+	pending  int                  // starts under way for the idle list
+	parked   map[string][]*worker // by workspace, oldest first
+	nParked  int
 	all      map[*worker]bool
 	closed   bool
 	failures int // workers in a row that died before taking a job
@@ -188,7 +210,8 @@ func newWorkerPool(argv []string, home string, size int, log *slog.Logger) *work
 			env = append(env, k+"="+v)
 		}
 	}
-	p := &workerPool{argv: argv, env: env, size: size, log: log, spawns: make(chan spawnRequest), all: map[*worker]bool{}}
+	p := &workerPool{argv: argv, env: env, size: size, log: log, spawns: make(chan spawnRequest), all: map[*worker]bool{},
+		parked: map[string][]*worker{}}
 	go sweepPoolDirs(os.TempDir(), log)
 	go p.spawner()
 	p.refill()
@@ -256,7 +279,7 @@ func (p *workerPool) start() (*worker, error) {
 		return nil, fmt.Errorf("api: worker socket: %w", err)
 	}
 	w := &worker{cmd: cmd, conn: fc.(*net.UnixConn), tmp: tmp, scratch: scratch, ready: make(chan struct{}),
-		heard: make(chan struct{}), result: make(chan int, 1), done: make(chan struct{})}
+		heard: make(chan struct{}), result: make(chan runwire.Status, 1), done: make(chan struct{})}
 	p.mu.Lock()
 	p.all[w] = true
 	p.mu.Unlock()
@@ -271,7 +294,7 @@ func (p *workerPool) start() (*worker, error) {
 	return w, nil
 }
 
-// listen reads what the worker says: that it is ready, then its job's
+// listen reads what the worker says: that it is ready, then each job's
 // exit status.
 func (w *worker) listen(p *workerPool) {
 	defer close(w.heard)
@@ -283,20 +306,33 @@ func (w *worker) listen(p *workerPool) {
 	p.mu.Lock()
 	p.failures = 0
 	p.mu.Unlock()
-	if body, err = runwire.ReadFrame(w.conn); err != nil {
-		return
-	}
-	if st, err := runwire.ParseStatus(body); err == nil {
-		w.result <- st.Code
+	for {
+		if body, err = runwire.ReadFrame(w.conn); err != nil {
+			return
+		}
+		st, err := runwire.ParseStatus(body)
+		if err != nil {
+			p.log.Warn("api: a warm worker said something the server does not understand; stopping it", "pid", w.cmd.Process.Pid, "err", err)
+			w.kill()
+			return
+		}
+		w.result <- st
 	}
 }
 
-// get returns an idle worker (a ready one first), or starts one when none
-// is idle. The replacement starts when the job ends (done), not now, so
-// that its start-up (tens of milliseconds of CPU) does not compete with
-// the command; only a pool left empty refills at once.
-func (p *workerPool) get() (*worker, error) {
+// get returns a worker for a job of workspace: one parked for it (the
+// latest), else an idle one (a ready one first), else it starts one. The
+// replacement of an idle worker starts when the job ends (done), not now,
+// so that its start-up (tens of milliseconds of CPU) does not compete
+// with the command; only a pool left empty refills at once.
+func (p *workerPool) get(workspace string) (*worker, error) {
 	p.mu.Lock()
+	if ws := p.parked[workspace]; workspace != "" && len(ws) > 0 {
+		w := ws[len(ws)-1]
+		p.unparkLocked(w)
+		p.mu.Unlock()
+		return w, nil
+	}
 	pick := -1
 	for i, w := range p.idle {
 		if w.isReady() {
@@ -371,10 +407,67 @@ func (p *workerPool) failedLocked() {
 	})
 }
 
+// park keeps w, which has just run a job of workspace and can run more,
+// for that workspace's next job: at most maxParked workers in all (the
+// oldest goes) and each for parkedIdle.
+func (p *workerPool) park(w *worker, workspace string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-w.done:
+		return
+	default:
+	}
+	if p.closed || workspace == "" {
+		w.release()
+		return
+	}
+	w.workspace, w.parkedAt = workspace, time.Now()
+	p.parked[workspace] = append(p.parked[workspace], w)
+	p.nParked++
+	w.idleTimer = time.AfterFunc(parkedIdle, func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.unparkLocked(w) {
+			w.release()
+		}
+	})
+	for p.nParked > maxParked {
+		var oldest *worker
+		for _, ws := range p.parked {
+			if oldest == nil || ws[0].parkedAt.Before(oldest.parkedAt) {
+				oldest = ws[0]
+			}
+		}
+		p.unparkLocked(oldest)
+		oldest.release()
+	}
+}
+
+// unparkLocked takes w off the parked list; false if it was not there.
+func (p *workerPool) unparkLocked(w *worker) bool {
+	ws := p.parked[w.workspace]
+	for i, x := range ws {
+		if x == w {
+			ws = append(ws[:i:i], ws[i+1:]...)
+			if len(ws) == 0 {
+				delete(p.parked, w.workspace)
+			} else {
+				p.parked[w.workspace] = ws
+			}
+			p.nParked--
+			w.idleTimer.Stop()
+			return true
+		}
+	}
+	return false
+}
+
 // exited drops a worker that ended; one that ended while idle is replaced.
 func (p *workerPool) exited(w *worker) {
 	p.mu.Lock()
 	delete(p.all, w)
+	p.unparkLocked(w)
 	wasIdle := false
 	for i, x := range p.idle {
 		if x == w {
@@ -403,6 +496,12 @@ func (p *workerPool) close(stop <-chan struct{}) {
 	}
 	idle := p.idle
 	p.idle = nil
+	for _, ws := range p.parked {
+		idle = append(idle, ws...)
+	}
+	for _, w := range idle {
+		p.unparkLocked(w)
+	}
 	p.mu.Unlock()
 	for _, w := range idle {
 		w.kill()
@@ -541,16 +640,20 @@ func OpenWorkerConn() (*WorkerConn, error) {
 	return &WorkerConn{c: uc}, nil
 }
 
-// Done tells the server the job's exit status, then waits (at most a
-// second) until the server lets the worker go. The worker calls it after
-// closing the caller's streams, so the caller need not wait for the
-// process to be torn down, and the teardown waits until the caller exited.
-func (w *WorkerConn) Done(code int) error {
-	if _, err := w.c.Write(runwire.AppendStatus(runwire.Status{Code: code})); err != nil {
+// Done tells the server the job's exit status, and whether the worker can
+// take another job of the same workspace (then Job waits for it). The
+// worker calls it after closing the caller's streams, so the caller need
+// not wait for the process. A worker that cannot go on then waits (at
+// most a second) until the server lets it go, so its teardown waits until
+// the caller exited.
+func (w *WorkerConn) Done(code int, again bool) error {
+	if _, err := w.c.Write(runwire.AppendStatus(runwire.Status{Code: code, Again: again})); err != nil {
 		return err
 	}
-	_ = w.c.SetReadDeadline(time.Now().Add(hangUpWait))
-	_, _ = w.c.Read(make([]byte, 1))
+	if !again {
+		_ = w.c.SetReadDeadline(time.Now().Add(hangUpWait))
+		_, _ = w.c.Read(make([]byte, 1))
+	}
 	return nil
 }
 
@@ -560,10 +663,13 @@ func (w *WorkerConn) Ready() error {
 	return err
 }
 
-// Job waits for the job and returns it with the caller's stdin, stdout and
-// stderr.
+// Job waits for the next job and returns it with the caller's stdin,
+// stdout and stderr. io.EOF means the server let the worker go.
 func (w *WorkerConn) Job() (runwire.Job, []*os.File, error) {
 	body, files, _, err := readWithRights(w.c, 3)
+	if errors.Is(err, io.EOF) {
+		return runwire.Job{}, nil, io.EOF
+	}
 	if err != nil {
 		return runwire.Job{}, nil, fmt.Errorf("api: waiting for a job: %w", err)
 	}

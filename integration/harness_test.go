@@ -96,7 +96,11 @@ func Binaries(t testing.TB) string {
 			return
 		}
 		for _, name := range []string{"wsfs", "wsfs-core"} {
-			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, name), "./cmd/"+name)
+			args := []string{"build", "-o", filepath.Join(binDir, name)}
+			if name == "wsfs" {
+				args = append(args, "-ldflags=-s -w") // as make build does
+			}
+			cmd := exec.Command("go", append(args, "./cmd/"+name)...)
 			cmd.Dir = root
 			if out, err := cmd.CombinedOutput(); err != nil {
 				binErr = fmt.Errorf("go build ./cmd/%s: %v\n%s", name, err, out)
@@ -749,7 +753,7 @@ func (s *Server) ResetFDs() { s.fds = s.FDs() }
 // at the baseline: every pipe, unix socket and file must be closed again,
 // except spool files (the mount keeps a written file's content open until
 // unmount or reload), the pools named by tcpSlack, spliceSlack and
-// devNullSlack, and a pidfd and a socket per live warm worker. It polls for a few seconds, so descriptors closed by a command
+// devNullSlack, and a pidfd and three sockets per live warm worker. It polls for a few seconds, so descriptors closed by a command
 // that is just ending are not counted.
 func (s *Server) CheckFDs() {
 	s.env.T.Helper()
@@ -772,8 +776,10 @@ func (s *Server) CheckFDs() {
 // fdGrowth describes what now holds beyond base ("" when nothing).
 func fdGrowth(base, now FDs) string {
 	var grew []string
-	// A warm worker holds a pidfd and the server's end of its socketpair.
-	slack := map[string]int{"pipe": spliceSlack, "/dev/null": devNullSlack, "anon_inode:[pidfd]": now.Children, "socket": now.Children}
+	// A warm worker holds a pidfd, the server's end of its socketpair and
+	// up to two connections to the control socket (a command's turn and
+	// its output stream), which it keeps from one job to the next.
+	slack := map[string]int{"pipe": spliceSlack, "/dev/null": devNullSlack, "anon_inode:[pidfd]": now.Children, "socket": 3 * now.Children}
 	for class, n := range now.Other {
 		if n > base.Other[class]+slack[class] {
 			grew = append(grew, fmt.Sprintf("%s: %d, was %d", class, n, base.Other[class]))

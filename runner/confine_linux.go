@@ -19,10 +19,11 @@ var goReadPaths = []string{"/usr/share/zoneinfo", "/etc/localtime", "/etc/timezo
 // scratch folders and a private temporary folder (read-write; TMPDIR
 // points there; the confined process cannot remove it, so whoever started
 // the worker removes ConfineReport.TempDir, made under the TMPDIR it gave),
-// /dev/null and the time-zone files (read), and denies TCP bind and
-// connect (Landlock ABI 4 and later); rlimits cap
-// the address space (Limits.MaxAddressSpace, default 4 GiB) and CPU time
-// (Limits.MaxCPUTime, default twice the wall time). Landlock is best
+// /dev/null, the time-zone files and Config.ReadOnlyDirs (read), and
+// Config.Sockets (connect), and denies TCP bind and connect (Landlock ABI 4 and later); rlimits cap the
+// address space (Limits.MaxAddressSpace, default 4 GiB) and CPU time
+// (Limits.MaxCPUTime, default twice the wall time; per command with
+// Config.Reusable, see LimitCPU). Landlock is best
 // effort: on a kernel without it (or with an older ABI) Confine logs what
 // is not enforced and relies on os.Root confinement alone. Call it once,
 // before Run, in a process that serves nothing else.
@@ -64,7 +65,7 @@ func Confine(cfg Config) (ConfineReport, error) {
 	rw = append(rw, private)
 	rules = append(rules, landlock.RWDirs(rw...).WithRefer())
 	rules = append(rules, landlock.RWFiles("/dev/null"))
-	for _, p := range goReadPaths {
+	for _, p := range append(goReadPaths[:len(goReadPaths):len(goReadPaths)], cfg.ReadOnlyDirs...) {
 		fi, err := os.Stat(p)
 		switch {
 		case err != nil:
@@ -73,6 +74,9 @@ func Confine(cfg Config) (ConfineReport, error) {
 		default:
 			rules = append(rules, landlock.ROFiles(p))
 		}
+	}
+	for _, sock := range cfg.Sockets {
+		rules = append(rules, landlock.PathAccess(0, sock).WithResolveUnix())
 	}
 	if rep.LandlockABI > 0 {
 		if err := landlock.V9.BestEffort().Restrict(rules...); err != nil {
@@ -92,17 +96,54 @@ func Confine(cfg Config) (ConfineReport, error) {
 	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: mem, Max: mem}); err != nil {
 		return rep, fmt.Errorf("runner: confine: memory rlimit: %w", err)
 	}
-	cpu := uint64(lim.MaxCPUTime.Seconds())
-	if cpu == 0 {
-		cpu = uint64(2 * lim.WallTime.Seconds())
+	if cfg.Reusable {
+		cpu, err := LimitCPU(cfg.Limits)
+		if err != nil {
+			return rep, err
+		}
+		rep.MemoryBytes, rep.CPUSeconds = mem, cpu
+		return rep, nil
 	}
-	if cpu < 1 {
-		cpu = 1
-	}
+	cpu := cpuSeconds(lim)
 	// The soft limit sends SIGXCPU, the hard one a second later SIGKILL.
 	if err := syscall.Setrlimit(syscall.RLIMIT_CPU, &syscall.Rlimit{Cur: cpu, Max: cpu + 1}); err != nil {
 		return rep, fmt.Errorf("runner: confine: cpu rlimit: %w", err)
 	}
 	rep.MemoryBytes, rep.CPUSeconds = mem, cpu
 	return rep, nil
+}
+
+// cpuSeconds is one command's CPU time: Limits.MaxCPUTime, else twice the
+// wall time, at least a second.
+func cpuSeconds(lim Limits) uint64 {
+	cpu := uint64(lim.MaxCPUTime.Seconds())
+	if cpu == 0 {
+		cpu = uint64(2 * lim.WallTime.Seconds())
+	}
+	return max(cpu, 1)
+}
+
+// LimitCPU gives the next command of a reusable worker (Config.Reusable)
+// its CPU time (Limits.MaxCPUTime, else twice the wall time) on top of
+// what the process has used so far, and returns it in seconds. Only the
+// soft limit moves, since a process without CAP_SYS_RESOURCE cannot raise
+// its hard limit again: the kernel sends SIGXCPU when the command reaches
+// it, which the Go runtime ignores, so the caller must act on the signal
+// (os/signal) and end the process.
+func LimitCPU(l Limits) (uint64, error) {
+	cpu := cpuSeconds(l.withDefaults())
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, fmt.Errorf("runner: cpu rlimit: %w", err)
+	}
+	used := uint64(ru.Utime.Sec+ru.Stime.Sec) + 1 // the started second counts
+	var cur syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_CPU, &cur); err != nil {
+		return 0, fmt.Errorf("runner: cpu rlimit: %w", err)
+	}
+	soft := min(used+cpu, cur.Max)
+	if err := syscall.Setrlimit(syscall.RLIMIT_CPU, &syscall.Rlimit{Cur: soft, Max: cur.Max}); err != nil {
+		return 0, fmt.Errorf("runner: cpu rlimit: %w", err)
+	}
+	return cpu, nil
 }

@@ -16,3 +16,6 @@ func Confine(cfg Config) (ConfineReport, error) {
 	logger.Warn("runner: Landlock and rlimits are Linux-only; the worker is confined by os.Root only")
 	return ConfineReport{}, nil
 }
+
+// LimitCPU does nothing outside Linux.
+func LimitCPU(Limits) (uint64, error) { return 0, nil }

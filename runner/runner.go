@@ -98,6 +98,20 @@ type Config struct {
 	// History lists the workspace's recent commands, oldest first and
 	// ending with this one (as bash's history does), for `history`.
 	History []string
+
+	// ReadOnlyDirs are host folders a confined worker may still read
+	// (Confine only), such as js-exec's compilation cache.
+	ReadOnlyDirs []string
+	// Sockets are unix sockets a confined worker may still connect to
+	// (Confine only; Landlock ABI 9 and later restrict connect): the
+	// server's control socket.
+	Sockets []string
+	// Reusable confines a worker that runs several commands of the same
+	// workspace one after the other (Confine only): ScratchDir is then the
+	// parent of each command's own /tmp folder, and the CPU limit counts
+	// per command (LimitCPU before each later one) rather than over the
+	// process's life.
+	Reusable bool
 }
 
 // Result is what the command did.
@@ -346,9 +360,16 @@ func (st *runState) newInterp(env []string, stdin io.Reader, stdout, stderr io.W
 
 // watchMemory cancels the run when the heap passes max.
 func watchMemory(ctx context.Context, st *runState, max uint64) func() {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	// The watch counts garbage too: a previous command's leftovers are
+	// collected first when they are large, rather than after every
+	// command (a full collection costs milliseconds).
+	metrics.Read(sample)
+	if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > max/4 {
+		runtime.GC()
+	}
 	stop := make(chan struct{})
 	go func() {
-		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 		t := time.NewTicker(5 * time.Millisecond)
 		defer t.Stop()
 		for {
@@ -368,7 +389,7 @@ func watchMemory(ctx context.Context, st *runState, max uint64) func() {
 			}
 		}
 	}()
-	return func() { close(stop); runtime.GC() }
+	return func() { close(stop) }
 }
 
 // agentEnviron lists the exported variables of a handler context.

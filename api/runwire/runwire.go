@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // SocketName is the run socket's file name inside a wsfs home.
@@ -26,7 +27,7 @@ const SocketName = "run.sock"
 
 // Version is the job format's version; a server answers Fallback to a job
 // of another version.
-const Version = 1
+const Version = 2
 
 // maxSocketPath is the longest unix socket path Linux takes.
 const maxSocketPath = 107
@@ -70,6 +71,14 @@ type Job struct {
 	// UID is the caller's user ID, as the server saw it on the socket
 	// (the default author); a front's value is ignored.
 	UID int
+	// Script is the content of the script file Args name with -f (not
+	// -f -), read by the caller: the worker, confined to a workspace,
+	// cannot read the caller's files (nor should it read them with the
+	// server's rights). HasScript tells an empty file from none;
+	// ScriptErr says why the file did not read.
+	Script    string
+	HasScript bool
+	ScriptErr string
 }
 
 // Status is the server's answer: the command's exit status.
@@ -81,6 +90,9 @@ type Status struct {
 	// Fallback says nothing ran: the caller must run the command the slow
 	// way (exec wsfs-core run).
 	Fallback bool
+	// Again, from a worker to its server, says the worker can take
+	// another job of the same workspace; the server never sends it on.
+	Again bool
 }
 
 // MaxFrame bounds a frame (a script given as an argument may be long).
@@ -158,6 +170,13 @@ func AppendJob(j Job) []byte {
 	e.str(j.Cwd)
 	e.strs(j.Args)
 	e.strs(j.Env)
+	hasScript := 0
+	if j.HasScript {
+		hasScript = 1
+	}
+	e.u32(hasScript)
+	e.str(j.Script)
+	e.str(j.ScriptErr)
 	return e.done()
 }
 
@@ -176,6 +195,9 @@ func ParseJob(body []byte) (Job, error) {
 	j.Cwd = d.str()
 	j.Args = d.strs()
 	j.Env = d.strs()
+	j.HasScript = d.u32() == 1
+	j.Script = d.str()
+	j.ScriptErr = d.str()
 	if d.err != nil || len(d.b) != 0 {
 		return Job{}, fmt.Errorf("%w: job", ErrFormat)
 	}
@@ -189,11 +211,14 @@ var ErrVersion = errors.New("runwire: unknown version")
 func AppendStatus(s Status) []byte {
 	e := frame(kindStatus)
 	e.u32(s.Code)
-	fallback := 0
+	flags := 0
 	if s.Fallback {
-		fallback = 1
+		flags |= statusFallback
 	}
-	e.u32(fallback)
+	if s.Again {
+		flags |= statusAgain
+	}
+	e.u32(flags)
 	e.str(s.Message)
 	return e.done()
 }
@@ -204,12 +229,21 @@ func ParseStatus(body []byte) (Status, error) {
 		return Status{}, fmt.Errorf("%w: not a status", ErrFormat)
 	}
 	d := &decoder{b: body[1:]}
-	s := Status{Code: int(int32(d.u32())), Fallback: d.u32() == 1, Message: d.str()}
+	s := Status{Code: int(int32(d.u32()))}
+	flags := d.u32()
+	s.Fallback, s.Again = flags&statusFallback != 0, flags&statusAgain != 0
+	s.Message = d.str()
 	if d.err != nil || len(d.b) != 0 {
 		return Status{}, fmt.Errorf("%w: status", ErrFormat)
 	}
 	return s, nil
 }
+
+// Status flags.
+const (
+	statusFallback = 1 << iota
+	statusAgain
+)
 
 // Interrupt is the frame a front sends when it is interrupted (Ctrl-C,
 // SIGTERM): the server interrupts the worker, and kills it at the second.
@@ -243,4 +277,60 @@ func ReadFrame(r io.Reader) ([]byte, error) {
 		return nil, err
 	}
 	return body, nil
+}
+
+// RunArgs is what a front and a server need to know of `wsfs run`'s
+// arguments without parsing them fully (wsfs-core does that).
+type RunArgs struct {
+	Home      string // --home's value, "" when not given
+	Workspace string // -w or --workspace
+	File      string // -f's value ("-": stdin)
+}
+
+// Run's flags (and the global ones wsfs-core takes with them): those that
+// take a value, and the boolean ones.
+var (
+	runValueFlags = map[string]bool{"w": true, "workspace": true, "timeout": true, "wait": true, "f": true,
+		"author": true, "store": true, "home": true}
+	runBoolFlags = map[string]bool{"json": true}
+)
+
+// ParseRunArgs walks the arguments after "run" as wsfs-core's flag parser
+// would (flags anywhere up to "--"). It
+// reports false for a flag it does not know (help included) and for a
+// value flag missing its value: wsfs-core must handle those.
+func ParseRunArgs(args []string) (RunArgs, bool) {
+	var ra RunArgs
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			break
+		}
+		if len(arg) < 2 || arg[0] != '-' {
+			continue // positional: wsfs-core takes flags anywhere
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-"), "=")
+		switch {
+		case runBoolFlags[name]:
+		case runValueFlags[name]:
+			if !hasValue {
+				if i+1 >= len(args) {
+					return RunArgs{}, false
+				}
+				i++
+				value = args[i]
+			}
+			switch name {
+			case "home":
+				ra.Home = value
+			case "w", "workspace":
+				ra.Workspace = value
+			case "f":
+				ra.File = value
+			}
+		default:
+			return RunArgs{}, false
+		}
+	}
+	return ra, true
 }

@@ -10,10 +10,12 @@ import (
 )
 
 func TestJobAndStatusRoundTrip(t *testing.T) {
-	job := Job{Version: Version, Args: []string{"-w", "acme/a", "echo 'hi'\n", ""}, Cwd: "/home/x y", Env: []string{"USER=x"}, UID: 0}
+	job := Job{Version: Version, Args: []string{"-w", "acme/a", "echo 'hi'\n", ""}, Cwd: "/home/x y", Env: []string{"USER=x"}, UID: 0,
+		Script: "echo from a file\n", HasScript: true, ScriptErr: "none"}
 	var buf bytes.Buffer
 	buf.Write(AppendJob(job))
 	buf.Write(AppendStatus(Status{Code: 130, Message: "cancelled"}))
+	buf.Write(AppendStatus(Status{Code: -1, Fallback: true, Again: true}))
 	buf.Write(Interrupt())
 	buf.Write(Ready())
 	body, err := ReadFrame(&buf)
@@ -29,6 +31,12 @@ func TestJobAndStatusRoundTrip(t *testing.T) {
 	}
 	if st, err := ParseStatus(body); err != nil || st != (Status{Code: 130, Message: "cancelled"}) {
 		t.Fatalf("status: %+v %v", st, err)
+	}
+	if body, err = ReadFrame(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := ParseStatus(body); err != nil || st != (Status{Code: -1, Fallback: true, Again: true}) {
+		t.Fatalf("status with flags: %+v %v", st, err)
 	}
 	if body, _ = ReadFrame(&buf); !IsInterrupt(body) {
 		t.Fatalf("interrupt: %q", body)
@@ -80,5 +88,27 @@ func TestSocketPath(t *testing.T) {
 	p := SocketPath(long)
 	if len(p) > maxSocketPath || strings.HasPrefix(p, long) || p != SocketPath(long) || p == SocketPath(long+"y") {
 		t.Fatalf("long home: %q", p)
+	}
+}
+
+func TestParseRunArgs(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want RunArgs
+		ok   bool
+	}{
+		{[]string{"-w", "acme/a", "echo hi"}, RunArgs{Workspace: "acme/a"}, true},
+		{[]string{"echo hi", "--workspace=acme/b", "--json"}, RunArgs{Workspace: "acme/b"}, true},
+		{[]string{"--home", "/h", "-w=acme/c", "-f", "s.sh", "--timeout", "2s"}, RunArgs{Home: "/h", Workspace: "acme/c", File: "s.sh"}, true},
+		{[]string{"-w", "acme/a", "--", "-f", "x"}, RunArgs{Workspace: "acme/a"}, true},
+		{[]string{"-w", "acme/a", "--help"}, RunArgs{}, false},
+		{[]string{"-w", "acme/a", "--bogus"}, RunArgs{}, false},
+		{[]string{"-w"}, RunArgs{}, false},
+		{[]string{"-f", "-", "-w", "acme/a"}, RunArgs{Workspace: "acme/a", File: "-"}, true},
+	} {
+		got, ok := ParseRunArgs(c.args)
+		if ok != c.ok || got != c.want {
+			t.Errorf("ParseRunArgs(%q) = %+v, %v; want %+v, %v", c.args, got, ok, c.want, c.ok)
+		}
 	}
 }

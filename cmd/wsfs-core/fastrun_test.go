@@ -34,7 +34,7 @@ func frontBinaries(t testing.TB) string {
 		if frontErr = os.MkdirAll(frontDir, 0o755); frontErr != nil {
 			return
 		}
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(frontDir, "wsfs"), "../wsfs").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-ldflags=-s -w", "-o", filepath.Join(frontDir, "wsfs"), "../wsfs").CombinedOutput(); err != nil {
 			frontErr = fmt.Errorf("go build ../wsfs: %v\n%s", err, out)
 			return
 		}
@@ -160,7 +160,7 @@ func TestFastRun(t *testing.T) {
 	if out := f.ok("", "run", "-w", "acme/f", "mkdir -p d; cd d; echo hi > notes.txt; cat notes.txt"); out != "hi\n" {
 		t.Fatalf("script as argument printed %q", out)
 	}
-	serverFDs := settledFDs(t, s.cmd.Process.Pid)
+	serverFDs := settledFDs(t, s.cmd.Process.Pid, 1)
 	for _, pid := range workerPIDs(t, s.cmd.Process.Pid) {
 		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
 		if err != nil || strings.Contains(string(env), "WSFS_TEST_SECRET") || !strings.Contains(string(env), "WSFS_HOME="+home) {
@@ -221,11 +221,79 @@ func TestFastRun(t *testing.T) {
 	// No descriptor stays behind in the server: its count comes back once
 	// the pool has its workers again.
 	waitFor(t, "the server's descriptors to come back to their count", func() string {
-		if n := settledFDs(t, s.cmd.Process.Pid); n != serverFDs {
+		if n := settledFDs(t, s.cmd.Process.Pid, 1); n != serverFDs {
 			return fmt.Sprintf("%d descriptors, %d before", n, serverFDs)
 		}
 		return ""
 	})
+	if err := s.stop(os.Interrupt); err != nil {
+		t.Fatalf("server: %v\n%s", err, s.stderr)
+	}
+}
+
+// TestFastRunReusesWorkers: a worker that ran a command stays, confined,
+// for the next command of the same workspace; each command still starts
+// afresh (its own /tmp, no variables of the last one); another workspace
+// gets another worker; a command that hits a limit retires its worker.
+func TestFastRunReusesWorkers(t *testing.T) {
+	requireFUSE(t)
+	home, mnt := newMountDirs(t)
+	s := startServer(t, home, mnt, "--quiet", "1h")
+	mustOK(t, home, "", "create", "acme/f")
+	mustOK(t, home, "", "create", "acme/g")
+	f := front{t: t, home: home, env: []string{"WSFS_CORE=" + failingCore(t)}}
+	server := s.cmd.Process.Pid
+
+	// workerFor runs a short command and returns the worker that ran it.
+	workerFor := func(workspace, script string) int {
+		t.Helper()
+		cmd := f.cmd("", "run", "-w", workspace, "echo go; "+script)
+		pipe, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errb strings.Builder
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReader(pipe)
+		if line, err := r.ReadString('\n'); err != nil || line != "go\n" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("%q: first line %q, %v; stderr %s", script, line, err, errb.String())
+		}
+		pid := workerOf(t, server, pipe.(*os.File))
+		io.Copy(io.Discard, r)
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("%q: %v; stderr %s", script, err, errb.String())
+		}
+		return pid
+	}
+
+	first := workerFor("acme/f", "echo left > /tmp/x; export FOO=1; cd /workspace; mkdir -p d; sleep 0.2")
+	if again := workerFor("acme/f", "sleep 0.2"); again != first {
+		t.Fatalf("the second command of acme/f ran on worker %d, not on %d, which ran the first", again, first)
+	}
+	if out := f.ok("", "run", "-w", "acme/f", "ls -A /tmp; echo ${FOO-unset}"); out != "unset\n" {
+		t.Fatalf("a reused worker's command saw the last one's /tmp or variables: %q", out)
+	}
+	if other := workerFor("acme/g", "sleep 0.2"); other == first {
+		t.Fatalf("acme/g's command ran on worker %d, parked for acme/f", other)
+	}
+	if out := f.ok("", "run", "-w", "acme/g", "ls"); out != "" {
+		t.Fatalf("acme/g sees %q", out)
+	}
+
+	// A limit hit: the worker goes, and the next command gets another.
+	if _, errOut, code := f.run("", "run", "--timeout", "1s", "-w", "acme/f", "sleep 5"); code != 124 || !strings.Contains(errOut, "time limit 1s reached") {
+		t.Fatalf("the timed-out command: exit %d stderr %q", code, errOut)
+	}
+	if next := workerFor("acme/f", "sleep 0.2"); next == first {
+		t.Fatalf("worker %d ran on after its command hit the wall-time limit", first)
+	}
+	// Two workspaces parked, two idle.
+	settledFDs(t, server, 2)
 	if err := s.stop(os.Interrupt); err != nil {
 		t.Fatalf("server: %v\n%s", err, s.stderr)
 	}
@@ -333,14 +401,15 @@ func countFDs(t *testing.T, pid int) int {
 }
 
 // settledFDs counts the server's descriptors once it is at rest: its only
-// children are its two idle workers (a finished one is reaped) and the
-// count holds still for a moment (a client's connection is closed).
-func settledFDs(t *testing.T, server int) int {
+// children are its workers, two idle and parked ones (a finished one is
+// reaped), and the count holds still for a moment (a client's connection
+// is closed).
+func settledFDs(t *testing.T, server, parked int) int {
 	t.Helper()
 	n := -1
-	waitFor(t, "the server to settle with two idle workers", func() string {
+	waitFor(t, "the server to settle with its idle and parked workers", func() string {
 		children, workers := childPIDs(t, server), workerPIDs(t, server)
-		if len(children) != 2 || len(workers) != 2 {
+		if len(children) != 2+parked || len(workers) != 2+parked {
 			return fmt.Sprintf("children %v, workers %v", children, workers)
 		}
 		first := countFDs(t, server)

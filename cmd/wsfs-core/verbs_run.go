@@ -69,6 +69,19 @@ type runCaller struct {
 	// script that runs js-exec waits for it (at most jsWarmUpWait) before
 	// preparing its own. Nil: nothing to wait for.
 	jsWarm <-chan struct{}
+	// keepClient leaves client's connections open after the command (a
+	// warm worker's next job uses them).
+	keepClient bool
+	// fileScript is the content of -f FILE as the caller read it, or
+	// fileScriptErr why it did not read; both nil: FILE is read here.
+	fileScript    *string
+	fileScriptErr error
+	// binding, for a warm worker, keeps its confinement between jobs:
+	// the first job confines the process to its workspace (reusably),
+	// later ones check they run in that workspace; each job's /tmp is
+	// a folder under binding.scratchRoot that the worker removes. Nil:
+	// this process runs one command.
+	binding *workerBinding
 }
 
 // jsWarmUpWait bounds how long a job waits for the idle js-exec warm-up.
@@ -102,7 +115,7 @@ func runCommand(ctx context.Context, a *app, args []string, rc runCaller) error 
 	if *file != "" && *file != "-" && rc.cwd != "" && !filepath.IsAbs(*file) {
 		*file = filepath.Join(rc.cwd, *file)
 	}
-	script, err := readScript(a, *file, fs.Args())
+	script, err := readScript(a, *file, fs.Args(), rc.fileScript, rc.fileScriptErr)
 	if err != nil {
 		return err
 	}
@@ -133,10 +146,20 @@ func runCommand(ctx context.Context, a *app, args []string, rc runCaller) error 
 		}
 	}
 	defer stop()
-	defer c.Close()
+	if !rc.keepClient {
+		defer c.Close()
+	}
 
 	scratch := rc.scratch
-	if scratch == "" {
+	switch {
+	case rc.binding != nil:
+		// The worker's own folder: the server has nothing to remove.
+		if scratch, err = os.MkdirTemp(rc.binding.scratchRoot, "job-"); err != nil {
+			rc.binding.retire = true
+			return fmt.Errorf("run: making the scratch folder for /tmp: %w", err)
+		}
+		defer os.RemoveAll(scratch)
+	case scratch == "":
 		if scratch, err = os.MkdirTemp("", "wsfs-run-"); err != nil {
 			return fmt.Errorf("run: making the scratch folder for /tmp: %w", err)
 		}
@@ -152,7 +175,7 @@ func runCommand(ctx context.Context, a *app, args []string, rc runCaller) error 
 		}
 		rc.confineTmp = private
 	}
-	removeScratch := true
+	removeScratch := rc.binding == nil
 	defer func() {
 		if removeScratch {
 			os.RemoveAll(scratch)
@@ -161,7 +184,10 @@ func runCommand(ctx context.Context, a *app, args []string, rc runCaller) error 
 			}
 		}
 	}()
-	q := api.RunStartRequest{Workspace: name, Script: script, Author: *author, ScratchDir: scratch, PrivateDir: private}
+	q := api.RunStartRequest{Workspace: name, Script: script, Author: *author, PrivateDir: private}
+	if rc.binding == nil {
+		q.ScratchDir = scratch
+	}
 	if *wait >= 0 {
 		q.Wait = wait
 	}
@@ -186,12 +212,17 @@ func runCommand(ctx context.Context, a *app, args []string, rc runCaller) error 
 		a.log.Warn("wsfs run: the output stream did not open", "err", err)
 	}
 	// js-exec under the workspace's own limits.
-	js := jsexec.Config{Timeout: turn.Quotas.JSTime, MemoryLimit: int(turn.Quotas.JSMemoryBytes), CacheDir: filepath.Join(home, "cache", "qjs")}
+	js := jsexec.Config{Timeout: turn.Quotas.JSTime, MemoryLimit: int(turn.Quotas.JSMemoryBytes), CacheDir: jsCacheDir(home)}
 	commands := runner.DefaultCommands()
 	commands["js-exec"] = jsexec.Spec(js)
 	cfg := runner.Config{Script: script, WorkspaceDir: turn.Dir, ScratchDir: scratch, Cwd: turn.Cwd, Limits: limits,
 		Commands: commands, History: append(turn.History, script), Logger: a.log}
-	if strings.Contains(script, "js-exec") {
+	// A warm worker's first job prepares js-exec whatever its script: the
+	// worker's later jobs, confined, can read the compiled QuickJS from
+	// the cache folder but not write it (nor can a script that runs
+	// js-exec without naming it, from a file).
+	firstOfWorker := rc.binding != nil && rc.binding.dir == ""
+	if strings.Contains(script, "js-exec") || firstOfWorker {
 		if rc.jsWarm != nil {
 			select {
 			case <-rc.jsWarm:
@@ -204,23 +235,26 @@ func runCommand(ctx context.Context, a *app, args []string, rc runCaller) error 
 			a.log.Warn("wsfs run: js-exec could not be prepared; it will compile QuickJS itself", "err", err)
 		}
 	}
-	if os.Getenv("WSFS_NO_CONFINE") == "" {
-		if rc.confineTmp != "" {
-			os.Setenv("TMPDIR", rc.confineTmp)
-		}
-		if rep, err := runner.Confine(cfg); err != nil {
-			a.log.Warn("wsfs run: the worker could not be confined beyond os.Root", "err", err)
-		} else {
-			a.log.Debug("wsfs run: confined", "landlock_abi", rep.LandlockABI, "filesystem", rep.Filesystem, "network", rep.Network)
-		}
-	}
 	var stdout, stderr io.Writer = a.stdout, a.stderr
 	if *asJSON {
 		stdout, stderr = io.Discard, io.Discard
 	}
 	cfg.Stdout = teeWriter{stdout, stream.Stdout()}
 	cfg.Stderr = teeWriter{stderr, stream.Stderr()}
-	res := runner.Run(ctx, cfg)
+	var res runner.Result
+	// What a confined worker still reaches: js-exec's compiled QuickJS
+	// (read only: a worker that could write it could plant code for
+	// every other one), and the server's control socket.
+	cfg.ReadOnlyDirs, cfg.Sockets = []string{js.CacheDir}, []string{c.Socket()}
+	if err := confine(a, rc, cfg); err != nil {
+		fmt.Fprintf(cfg.Stderr, "wsfs: %v\n", err)
+		res = runner.Result{ExitCode: exitFailure, Cwd: cfg.Cwd}
+	} else {
+		res = runner.Run(ctx, cfg)
+	}
+	if rc.binding != nil && len(res.LimitsHit) > 0 {
+		rc.binding.retire = true
+	}
 	result, ferr := stream.Finish(api.RunReport{ExitCode: res.ExitCode, Cwd: res.Cwd, Duration: res.Duration,
 		Truncated: res.Truncated, LimitsHit: res.LimitsHit})
 	stop()
@@ -253,6 +287,49 @@ func runCommand(ctx context.Context, a *app, args []string, rc runCaller) error 
 	return nil
 }
 
+// confine confines this process for the command in cfg (see
+// runner.Confine), unless WSFS_NO_CONFINE is set. A warm worker's first
+// job confines it to its workspace for good, reusably; its later jobs
+// must run in that workspace and only renew the CPU time limit.
+func confine(a *app, rc runCaller, cfg runner.Config) error {
+	b := rc.binding
+	if b != nil && b.dir != "" {
+		if cfg.WorkspaceDir != b.dir {
+			b.retire = true
+			return fmt.Errorf("this warm worker serves %s, not %s; run the command again", b.dir, cfg.WorkspaceDir)
+		}
+		cpu, err := runner.LimitCPU(cfg.Limits)
+		b.cpuSeconds.Store(cpu)
+		return err
+	}
+	if os.Getenv("WSFS_NO_CONFINE") != "" {
+		if b != nil {
+			b.retire = true // an unconfined worker serves nobody else
+		}
+		return nil
+	}
+	if rc.confineTmp != "" {
+		os.Setenv("TMPDIR", rc.confineTmp)
+	}
+	if b != nil {
+		cfg.ScratchDir, cfg.Reusable = b.scratchRoot, true
+	}
+	rep, err := runner.Confine(cfg)
+	if err != nil {
+		if b != nil {
+			b.retire = true
+		}
+		a.log.Warn("wsfs run: the worker could not be confined beyond os.Root", "err", err)
+		return nil
+	}
+	if b != nil {
+		b.dir = cfg.WorkspaceDir
+		b.cpuSeconds.Store(rep.CPUSeconds)
+	}
+	a.log.Debug("wsfs run: confined", "landlock_abi", rep.LandlockABI, "filesystem", rep.Filesystem, "network", rep.Network)
+	return nil
+}
+
 // teeWriter writes to the terminal and to the server; a server that stopped
 // listening does not stop the command's output.
 type teeWriter struct{ local, remote io.Writer }
@@ -262,8 +339,9 @@ func (t teeWriter) Write(p []byte) (int, error) {
 	return t.local.Write(p)
 }
 
-// readScript takes the script from -f, the arguments or stdin.
-func readScript(a *app, file string, args []string) (string, error) {
+// readScript takes the script from -f (read by the caller when
+// fileScript is not nil), the arguments or stdin.
+func readScript(a *app, file string, args []string, fileScript *string, fileScriptErr error) (string, error) {
 	var b []byte
 	var err error
 	switch {
@@ -271,6 +349,10 @@ func readScript(a *app, file string, args []string) (string, error) {
 		return "", usagef("give the script with -f or as an argument, not both")
 	case file == "-":
 		b, err = io.ReadAll(a.stdin)
+	case file != "" && fileScriptErr != nil:
+		return "", fmt.Errorf("reading the script: %w", fileScriptErr)
+	case file != "" && fileScript != nil:
+		b = []byte(*fileScript)
 	case file != "":
 		b, err = os.ReadFile(file)
 		if err != nil {
@@ -417,3 +499,6 @@ func runOutput(ctx context.Context, a *app, args []string) error {
 	defer rc.Close()
 	return api.DecodeOutput(rc, a.stdout, a.stderr)
 }
+
+// jsCacheDir is where js-exec keeps QuickJS compiled, under home.
+func jsCacheDir(home string) string { return filepath.Join(home, "cache", "qjs") }

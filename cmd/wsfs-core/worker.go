@@ -3,14 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"os/user"
-	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/wsfs/wsfs/api"
@@ -33,11 +36,22 @@ func workerCommand() ([]string, error) {
 	return []string{exe, workerVerb}, nil
 }
 
-// workerMain is a warm worker: it does what it can before the job comes
-// (package init, the server handshake, the user lookup), tells the server
-// it is ready, waits for one job, takes the caller's stdin, stdout and
-// stderr as its own and runs the job as `wsfs run` would, confinement
-// included. Its exit status is the command's.
+// maxWorkerJobs bounds the jobs one warm worker runs; then a fresh
+// process takes over.
+const maxWorkerJobs = 500
+
+// maxWorkerHeap is the live heap past which a worker stops after its job
+// rather than carry a command's leftovers into the next one.
+const maxWorkerHeap = 64 << 20
+
+// workerMain is a warm worker: it does what it can before the first job
+// comes (package init, the server handshake, the user lookup, a throwaway
+// command and js-exec), tells the server it is ready, then runs jobs: it
+// takes each caller's stdin, stdout and stderr as its own and runs the
+// job as `wsfs run` would. The first job confines the process to its
+// workspace for good; the worker then offers to run more jobs of that
+// workspace (the server parks it until one comes), and exits when the
+// server lets it go or it cannot go on. Its exit status is its last job's.
 func workerMain(ctx context.Context) int {
 	wc, err := api.OpenWorkerConn()
 	if err != nil {
@@ -46,14 +60,20 @@ func workerMain(ctx context.Context) int {
 	}
 	defer wc.Close()
 	home := os.Getenv("WSFS_HOME")
+	// The connection stays for the worker's jobs: once confined, it may
+	// not be able to dial again.
 	client, dialErr := api.Dial(ctx, home)
 	if client != nil {
-		// The handshake is done; an idle worker holds no connection to
-		// the server (the job dials again, which costs little).
-		client.Close()
+		defer client.Close()
 	}
 	self, _ := user.Current()
 	warmUp(ctx, os.Getenv(api.EnvWorkerTmp))
+	devNull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "wsfs %s: %v\n", workerVerb, err)
+		return exitFailure
+	}
+	defer devNull.Close()
 	if err := wc.Ready(); err != nil {
 		return exitFailure // the server is gone
 	}
@@ -62,63 +82,146 @@ func workerMain(ctx context.Context) int {
 	// compiled, so that a job's js-exec starts at once (its own Prepare
 	// waits for this one) instead of paying a third of a second. It runs
 	// after Ready; a job that runs js-exec and comes first waits for it
-	// (runCaller.jsWarm), since the job's confinement would break a load
-	// still reading the cache, and QuickJS keeps one compiled module per
-	// process. Other jobs do not wait: this process ends with them.
+	// (runCaller.jsWarm), since QuickJS keeps one compiled module per
+	// process. Other jobs do not wait.
 	jsWarm := make(chan struct{})
 	go func() {
 		defer close(jsWarm)
 		warmUpJS(ctx, home, os.Getenv(api.EnvWorkerTmp))
 	}()
-	stopWaiting := context.AfterFunc(ctx, func() { wc.Close() })
-	job, files, err := wc.Job()
-	stopWaiting()
-	if err != nil {
-		if ctx.Err() == nil {
-			fmt.Fprintf(os.Stderr, "wsfs %s: %v\n", workerVerb, err)
+	binding := &workerBinding{scratchRoot: os.Getenv(api.EnvWorkerScratch)}
+	stopCPUWatch := watchCPULimit(binding)
+	defer stopCPUWatch()
+	code := 0
+	for {
+		stopWaiting := context.AfterFunc(ctx, func() { wc.Close() })
+		job, files, err := wc.Job()
+		stopWaiting()
+		if errors.Is(err, io.EOF) {
+			return code // the server let this worker go
 		}
-		return exitFailure
-	}
-	for i, f := range files {
-		err := syscall.Dup3(int(f.Fd()), i, 0)
-		f.Close()
 		if err != nil {
+			if ctx.Err() == nil {
+				fmt.Fprintf(os.Stderr, "wsfs %s: %v\n", workerVerb, err)
+			}
+			return exitFailure
+		}
+		if err := useStreams(files); err != nil {
 			fmt.Fprintf(os.Stderr, "wsfs %s: taking the caller's standard streams: %v\n", workerVerb, err)
 			return exitFailure
 		}
-	}
-	for _, k := range runwire.ForwardedEnv {
-		os.Unsetenv(k)
-	}
-	for _, kv := range job.Env {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			os.Setenv(k, v)
+		for _, k := range runwire.ForwardedEnv {
+			os.Unsetenv(k)
+		}
+		for _, kv := range job.Env {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				os.Setenv(k, v)
+			}
+		}
+		if client == nil {
+			client, dialErr = api.Dial(ctx, home)
+			if client != nil {
+				defer client.Close()
+			}
+		}
+		code = runJob(ctx, job, client, dialErr, self, binding, jsWarm)
+		// The caller's streams close before the status goes, so a caller
+		// reading them to their end is not held up by this process.
+		for fd := 0; fd <= 2; fd++ {
+			_ = syscall.Dup3(int(devNull.Fd()), fd, 0)
+		}
+		binding.jobs++
+		again := binding.dir != "" && !binding.retire && binding.jobs < maxWorkerJobs && ctx.Err() == nil
+		if again && heapAlloc() >= maxWorkerHeap {
+			runtime.GC() // rarely: the heap counts garbage until collected
+			again = heapAlloc() < maxWorkerHeap
+		}
+		_ = wc.Done(code, again)
+		if !again {
+			return code
 		}
 	}
+}
+
+func heapAlloc() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// workerBinding is what a warm worker keeps from one job to the next.
+type workerBinding struct {
+	// dir is the workspace folder the worker confined itself to on its
+	// first job ("" until then); it serves no other workspace.
+	dir string
+	// scratchRoot holds each job's /tmp folder (the server removes it
+	// when the worker ends; the worker empties it after each job).
+	scratchRoot string
+	jobs        int
+	// retire says the worker must not take another job: it ran one
+	// unconfined, or a job hit a limit (its leftovers stay with it).
+	retire bool
+	// cpuSeconds is the running job's CPU time limit.
+	cpuSeconds atomic.Uint64
+}
+
+// runJob runs one job as `wsfs run` and returns its exit status.
+func runJob(ctx context.Context, job runwire.Job, client *api.Client, dialErr error, self *user.User, binding *workerBinding, jsWarm <-chan struct{}) int {
 	a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()}))}
 	v := *verbs["run"]
 	if client == nil {
-		client, dialErr = api.Dial(ctx, home)
-	}
-	if client == nil {
 		// A worker never starts a private server.
+		binding.retire = true
 		v.run = func(context.Context, *app, []string) error {
 			return fmt.Errorf("the wsfs server does not answer its warm worker: %w", dialErr)
 		}
 	} else {
-		rc := runCaller{cwd: job.Cwd, author: userName(job, self), client: client, confineTmp: os.Getenv(api.EnvWorkerTmp),
-			scratch: os.Getenv(api.EnvWorkerScratch), jsWarm: jsWarm}
+		rc := runCaller{cwd: job.Cwd, author: userName(job, self), client: client, keepClient: true,
+			confineTmp: os.Getenv(api.EnvWorkerTmp), binding: binding, jsWarm: jsWarm}
+		switch {
+		case job.HasScript:
+			rc.fileScript = &job.Script
+		case job.ScriptErr != "":
+			rc.fileScriptErr = errors.New(job.ScriptErr)
+		}
 		v.run = func(ctx context.Context, a *app, args []string) error { return runCommand(ctx, a, args, rc) }
 	}
-	code := a.dispatch(ctx, &v, job.Args)
-	// The caller's streams close before the status goes, so a caller
-	// reading them to their end is not held up by this process's exit.
-	for fd := 0; fd <= 2; fd++ {
-		syscall.Close(fd)
+	return a.dispatch(ctx, &v, job.Args)
+}
+
+// useStreams makes the caller's stdin, stdout and stderr this process's
+// descriptors 0, 1 and 2.
+func useStreams(files []*os.File) error {
+	var first error
+	for i, f := range files {
+		if err := syscall.Dup3(int(f.Fd()), i, 0); err != nil && first == nil {
+			first = err
+		}
+		f.Close()
 	}
-	_ = wc.Done(code)
-	return code
+	return first
+}
+
+// watchCPULimit ends the worker when its job reaches its CPU time limit
+// (runner.LimitCPU's soft limit sends SIGXCPU, which Go ignores), with
+// the limit's line on the caller's stderr.
+func watchCPULimit(binding *workerBinding) (stop func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGXCPU)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			fmt.Fprintf(os.Stderr, "wsfs: cpu time limit %ds reached\n", binding.cpuSeconds.Load())
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+	}
 }
 
 // userName is the caller's user name: that of the user ID the server saw
@@ -147,7 +250,7 @@ func warmUpJS(ctx context.Context, home, tmp string) {
 	}
 	defer os.RemoveAll(dir)
 	commands := runner.DefaultCommands()
-	commands["js-exec"] = jsexec.Spec(jsexec.Config{CacheDir: filepath.Join(home, "cache", "qjs")})
+	commands["js-exec"] = jsexec.Spec(jsexec.Config{CacheDir: jsCacheDir(home)})
 	runner.Run(ctx, runner.Config{Script: "js-exec -c 'console.log(1)'", WorkspaceDir: dir, Commands: commands,
 		Stdout: io.Discard, Stderr: io.Discard, Logger: slog.New(slog.DiscardHandler)})
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/wsfs/wsfs/api/runwire"
@@ -22,18 +21,14 @@ import (
 // front execs wsfs-core as for every other verb, which runs the command
 // the slow way (and starts a private server when none runs).
 
-// runFlags are the flags of wsfs-core run (and the global ones): those that
-// take a value, and the boolean ones.
-var (
-	runValueFlags = map[string]bool{"w": true, "workspace": true, "timeout": true, "wait": true, "f": true,
-		"author": true, "store": true, "home": true}
-	runBoolFlags = map[string]bool{"json": true}
-)
-
 // fastRun runs `wsfs run args` through the server's run socket. It
 // reports false when the job must go to wsfs-core instead (nothing ran).
 func fastRun(args []string) (code int, ok bool) {
-	home, ok := runHome(args)
+	ra, ok := runwire.ParseRunArgs(args)
+	if !ok {
+		return 0, false
+	}
+	home, ok := runHome(ra)
 	if !ok {
 		return 0, false
 	}
@@ -52,6 +47,15 @@ func fastRun(args []string) (code int, ok bool) {
 	}
 	conn := fdConn(sock)
 	job := runwire.Job{Version: runwire.Version, Args: args, Cwd: cwd, UID: -1}
+	if ra.File != "" && ra.File != "-" {
+		// Read here, with the caller's rights: the worker is confined to
+		// the workspace.
+		b, err := os.ReadFile(ra.File)
+		if err != nil {
+			job.ScriptErr = err.Error()
+		}
+		job.Script, job.HasScript = string(b), err == nil
+	}
 	for _, k := range runwire.ForwardedEnv {
 		if v, set := os.LookupEnv(k); set {
 			job.Env = append(job.Env, k+"="+v)
@@ -98,37 +102,10 @@ func fastRun(args []string) (code int, ok bool) {
 	return st.Code, true
 }
 
-// runHome finds the wsfs home as wsfs-core would (--home, else WSFS_HOME,
-// else the default), checking that every flag is one the fast path knows
-// how to pass on. It reports false for help and unknown flags.
-func runHome(args []string) (string, bool) {
-	home := ""
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		if arg == "--" {
-			break
-		}
-		if len(arg) < 2 || arg[0] != '-' {
-			continue
-		}
-		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-"), "=")
-		switch {
-		case runBoolFlags[name]:
-		case runValueFlags[name]:
-			if !hasValue {
-				if i+1 >= len(args) {
-					return "", false
-				}
-				i++
-				value = args[i]
-			}
-			if name == "home" {
-				home = value
-			}
-		default:
-			return "", false
-		}
-	}
+// runHome finds the wsfs home as wsfs-core would: --home, else
+// WSFS_HOME, else the default.
+func runHome(ra runwire.RunArgs) (string, bool) {
+	home := ra.Home
 	if home == "" {
 		home = os.Getenv("WSFS_HOME")
 	}
