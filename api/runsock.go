@@ -97,16 +97,8 @@ func (rs *runSocket) handle(c *net.UnixConn) {
 	}
 	_ = c.SetReadDeadline(time.Time{})
 	job.UID = peerUID(c)
-	// The workspace picks a parked worker; one that does not parse goes
-	// to a fresh worker, whose wsfs run says what is wrong with it.
-	workspace := ""
-	if ra, ok := runwire.ParseRunArgs(job.Args); ok {
-		if name, err := meta.ParseWorkspace(ra.Workspace); err == nil {
-			workspace = name
-		}
-	}
-
-	w, err := rs.pool.get(workspace)
+	parkKey := rs.parkKey(job)
+	w, err := rs.pool.get(parkKey)
 	if err == nil {
 		if err = w.send(job, files); err != nil {
 			w.kill()
@@ -165,7 +157,7 @@ func (rs *runSocket) handle(c *net.UnixConn) {
 	close(answered)
 	mu.Unlock()
 	if st.Again {
-		rs.pool.park(w, workspace)
+		rs.pool.park(w, parkKey)
 	}
 	reply(runwire.Status{Code: st.Code, Message: st.Message, Fallback: st.Fallback})
 	// The worker's exit and the start-up of the idle worker that replaces
@@ -180,6 +172,31 @@ func (rs *runSocket) handle(c *net.UnixConn) {
 		w.release()
 	}
 	rs.pool.refill()
+}
+
+// parkKey is the key a worker that ran job is parked under, and that a
+// job's parked worker is looked up by: the workspace's name, incarnation
+// and settings. A worker's confinement holds the workspace folder it
+// first saw and its settings (js-exec's memory cap), so a workspace
+// deleted and created again, or given new quotas, gets a fresh worker.
+// A job whose workspace does not parse or exist gets "" (a fresh worker,
+// whose wsfs run says what is wrong).
+func (rs *runSocket) parkKey(job runwire.Job) string {
+	ra, ok := runwire.ParseRunArgs(job.Args)
+	if !ok {
+		return ""
+	}
+	name, err := meta.ParseWorkspace(ra.Workspace)
+	if err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), jobReadTimeout)
+	defer cancel()
+	ws, err := rs.s.cfg.DB.Get(ctx, name)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s %s %d", name, ws.ID, ws.SettingsSeq)
 }
 
 // hangUpWait bounds the wait for a caller to hang up after its status.

@@ -73,9 +73,9 @@ type worker struct {
 	result       chan runwire.Status
 	done         chan struct{} // closed once it has exited and is reaped
 
-	// Set under the pool's lock: the workspace a parked worker serves,
-	// and its idle timeout.
-	workspace string
+	// Set under the pool's lock: what a parked worker serves (see
+	// runSocket.parkKey), and its idle timeout.
+	parkKey   string
 	parkedAt  time.Time
 	idleTimer *time.Timer
 
@@ -183,7 +183,7 @@ type workerPool struct {
 	mu       sync.Mutex
 	idle     []*worker            // started, not given a job yet (ready or not)
 	pending  int                  // starts under way for the idle list
-	parked   map[string][]*worker // by workspace, oldest first
+	parked   map[string][]*worker // by key (runSocket.parkKey), oldest first
 	nParked  int
 	all      map[*worker]bool
 	closed   bool
@@ -320,14 +320,14 @@ func (w *worker) listen(p *workerPool) {
 	}
 }
 
-// get returns a worker for a job of workspace: one parked for it (the
-// latest), else an idle one (a ready one first), else it starts one. The
+// get returns a worker for a job: one parked under its key (the latest),
+// else an idle one (a ready one first), else it starts one. The
 // replacement of an idle worker starts when the job ends (done), not now,
 // so that its start-up (tens of milliseconds of CPU) does not compete
 // with the command; only a pool left empty refills at once.
-func (p *workerPool) get(workspace string) (*worker, error) {
+func (p *workerPool) get(parkKey string) (*worker, error) {
 	p.mu.Lock()
-	if ws := p.parked[workspace]; workspace != "" && len(ws) > 0 {
+	if ws := p.parked[parkKey]; parkKey != "" && len(ws) > 0 {
 		w := ws[len(ws)-1]
 		p.unparkLocked(w)
 		p.mu.Unlock()
@@ -407,10 +407,10 @@ func (p *workerPool) failedLocked() {
 	})
 }
 
-// park keeps w, which has just run a job of workspace and can run more,
-// for that workspace's next job: at most maxParked workers in all (the
-// oldest goes) and each for parkedIdle.
-func (p *workerPool) park(w *worker, workspace string) {
+// park keeps w, which has just run a job and can run more, for the next
+// job of the same key: at most maxParked workers in all (the oldest goes)
+// and each for parkedIdle.
+func (p *workerPool) park(w *worker, parkKey string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	select {
@@ -418,12 +418,12 @@ func (p *workerPool) park(w *worker, workspace string) {
 		return
 	default:
 	}
-	if p.closed || workspace == "" {
+	if p.closed || parkKey == "" {
 		w.release()
 		return
 	}
-	w.workspace, w.parkedAt = workspace, time.Now()
-	p.parked[workspace] = append(p.parked[workspace], w)
+	w.parkKey, w.parkedAt = parkKey, time.Now()
+	p.parked[parkKey] = append(p.parked[parkKey], w)
 	p.nParked++
 	w.idleTimer = time.AfterFunc(parkedIdle, func() {
 		p.mu.Lock()
@@ -446,14 +446,14 @@ func (p *workerPool) park(w *worker, workspace string) {
 
 // unparkLocked takes w off the parked list; false if it was not there.
 func (p *workerPool) unparkLocked(w *worker) bool {
-	ws := p.parked[w.workspace]
+	ws := p.parked[w.parkKey]
 	for i, x := range ws {
 		if x == w {
 			ws = append(ws[:i:i], ws[i+1:]...)
 			if len(ws) == 0 {
-				delete(p.parked, w.workspace)
+				delete(p.parked, w.parkKey)
 			} else {
-				p.parked[w.workspace] = ws
+				p.parked[w.parkKey] = ws
 			}
 			p.nParked--
 			w.idleTimer.Stop()

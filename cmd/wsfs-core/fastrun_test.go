@@ -285,6 +285,27 @@ func TestFastRunReusesWorkers(t *testing.T) {
 		t.Fatalf("acme/g sees %q", out)
 	}
 
+	// A workspace created again under the same name, and one given new
+	// quotas, get fresh workers (a parked one holds the old folder and
+	// js-exec's old memory cap).
+	gWorker := workerFor("acme/g", "sleep 0.2")
+	mustOK(t, home, "", "rm", "acme/g")
+	mustOK(t, home, "", "create", "acme/g")
+	if again := workerFor("acme/g", "echo new > n; sleep 0.2"); again == gWorker {
+		t.Fatalf("acme/g, created again, ran on worker %d, parked for the deleted one", again)
+	}
+	if out := f.ok("", "run", "-w", "acme/g", "ls; js-exec -c 'console.log(2)'"); out != "n\n2\n" {
+		t.Fatalf("the new acme/g: %q", out)
+	}
+	mustOK(t, home, "", "quota", "acme/f", "set", "js-memory=33554432")
+	if again := workerFor("acme/f", "sleep 0.2"); again == first {
+		t.Fatalf("acme/f with new quotas ran on worker %d, parked with the old ones", again)
+	}
+	if out := f.ok("", "run", "-w", "acme/f", "js-exec -c 'console.log(3)'"); out != "3\n" {
+		t.Fatalf("js-exec under the new memory cap: %q", out)
+	}
+	first = workerFor("acme/f", "sleep 0.2")
+
 	// A limit hit: the worker goes, and the next command gets another.
 	if _, errOut, code := f.run("", "run", "--timeout", "1s", "-w", "acme/f", "sleep 5"); code != 124 || !strings.Contains(errOut, "time limit 1s reached") {
 		t.Fatalf("the timed-out command: exit %d stderr %q", code, errOut)
@@ -292,8 +313,9 @@ func TestFastRunReusesWorkers(t *testing.T) {
 	if next := workerFor("acme/f", "sleep 0.2"); next == first {
 		t.Fatalf("worker %d ran on after its command hit the wall-time limit", first)
 	}
-	// Two workspaces parked, two idle.
-	settledFDs(t, server, 2)
+	// Parked: acme/g's new worker, acme/f's last one; the workers of the
+	// old acme/g and of acme/f's old quotas wait for their idle timeout.
+	settledFDs(t, server, 4)
 	if err := s.stop(os.Interrupt); err != nil {
 		t.Fatalf("server: %v\n%s", err, s.stderr)
 	}
