@@ -22,7 +22,9 @@ const justBashVersion = "3.4.2"
 //
 //	go test -run '^$' -bench BenchmarkRun -benchtime 30x ./cmd/wsfs-core
 //
-// wsfs-echo is `wsfs run -w T/N 'echo hi'`; wsfs-jsexec runs `js-exec -c
+// wsfs-echo is `wsfs run -w T/N 'echo hi'` (after the first, on the worker
+// parked for the workspace, as an agent's session runs); wsfs-echo-first
+// is the same command as the first of its workspace; wsfs-jsexec runs `js-exec -c
 // 'console.log(1)'` (warm: the idle worker has loaded QuickJS); wsfs-write
 // writes one file (a new revision each time, so the snapshot is included);
 // bash-echo is
@@ -66,6 +68,23 @@ func BenchmarkRun(b *testing.B) {
 	}
 	b.Run("wsfs-echo", func(b *testing.B) {
 		timeCommands(b, pause, "hi\n", func(int) *exec.Cmd { return wsfs("echo hi") })
+	})
+	created := 0 // the testing package may call the function more than once
+	b.Run("wsfs-echo-first", func(b *testing.B) {
+		// Each command is the first of its workspace: no worker is parked
+		// for it, so an idle one confines itself (Landlock) first.
+		first := created
+		for range b.N + 1 {
+			if _, errOut, code := wsfsBin(b, home, "", "create", fmt.Sprintf("bench/first%d", created)); code != 0 {
+				b.Fatalf("create: %s", errOut)
+			}
+			created++
+		}
+		timeCommands(b, pause, "hi\n", func(i int) *exec.Cmd {
+			cmd := exec.Command(filepath.Join(bin, "wsfs"), "run", "-w", fmt.Sprintf("bench/first%d", first+i+1), "echo hi")
+			cmd.Env = env
+			return cmd
+		})
 	})
 	b.Run("wsfs-write", func(b *testing.B) {
 		before := benchRevisions(b, home)
