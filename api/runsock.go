@@ -50,8 +50,12 @@ func (s *Server) startRunSocket(ctx context.Context) error {
 	if size == 0 {
 		size = DefaultWorkers
 	}
+	parked := s.cfg.Parked
+	if parked == 0 {
+		parked = DefaultParked
+	}
 	rs := &runSocket{s: s, ln: ln.(*net.UnixListener), path: path,
-		pool: newWorkerPool(s.cfg.WorkerCommand, s.cfg.Home, size, s.log)}
+		pool: newWorkerPool(s.cfg.WorkerCommand, s.cfg.Home, size, parked, s.log)}
 	s.runSock = rs
 	go rs.serve()
 	return nil

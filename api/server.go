@@ -46,6 +46,9 @@ type Config struct {
 	WorkerCommand []string
 	// Workers is how many warm workers are kept ready (0: DefaultWorkers).
 	Workers int
+	// Parked is how many workers at most stay confined to a workspace
+	// for its next command (0: DefaultParked; negative: none).
+	Parked int
 }
 
 // Server serves the history API of one meta.DB on a unix socket.

@@ -49,11 +49,11 @@ const (
 const DefaultWorkers = 2
 
 // Parked workers (confined to a workspace, waiting for its next job): at
-// most maxParked in all, each for at most parkedIdle. A parked worker
-// holds its memory (tens of MiB with QuickJS loaded).
+// most DefaultParked in all (Config.Parked), each for at most parkedIdle.
+// A parked worker holds its memory (about 60 MiB with QuickJS loaded).
 const (
-	maxParked  = 8
-	parkedIdle = 10 * time.Minute
+	DefaultParked = 8
+	parkedIdle    = 10 * time.Minute
 )
 
 // workerGrace bounds how long a worker may take to stop once its caller
@@ -169,10 +169,11 @@ func (w *worker) wait() runwire.Status {
 
 // workerPool keeps Size warm workers.
 type workerPool struct {
-	argv []string
-	env  []string
-	size int
-	log  *slog.Logger
+	argv      []string
+	env       []string
+	size      int
+	maxParked int
+	log       *slog.Logger
 
 	// spawns runs every process start on one locked OS thread: a child's
 	// Pdeathsig fires when the thread that started it ends, and the Go
@@ -203,14 +204,14 @@ type spawnRequest struct {
 var workerEnv = []string{"TMPDIR", "TZ", "LANG", "LC_ALL", "GODEBUG", "GOMAXPROCS", "GOGC", "GOMEMLIMIT",
 	"WSFS_DEBUG", "WSFS_NO_CONFINE"}
 
-func newWorkerPool(argv []string, home string, size int, log *slog.Logger) *workerPool {
+func newWorkerPool(argv []string, home string, size, maxParked int, log *slog.Logger) *workerPool {
 	env := []string{"WSFS_HOME=" + home}
 	for _, k := range workerEnv {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}
 	}
-	p := &workerPool{argv: argv, env: env, size: size, log: log, spawns: make(chan spawnRequest), all: map[*worker]bool{},
+	p := &workerPool{argv: argv, env: env, size: size, maxParked: maxParked, log: log, spawns: make(chan spawnRequest), all: map[*worker]bool{},
 		parked: map[string][]*worker{}}
 	go sweepPoolDirs(os.TempDir(), log)
 	go p.spawner()
@@ -418,7 +419,7 @@ func (p *workerPool) park(w *worker, parkKey string) {
 		return
 	default:
 	}
-	if p.closed || parkKey == "" {
+	if p.closed || parkKey == "" || p.maxParked <= 0 {
 		w.release()
 		return
 	}
@@ -432,7 +433,7 @@ func (p *workerPool) park(w *worker, parkKey string) {
 			w.release()
 		}
 	})
-	for p.nParked > maxParked {
+	for p.nParked > p.maxParked {
 		var oldest *worker
 		for _, ws := range p.parked {
 			if oldest == nil || ws[0].parkedAt.Before(oldest.parkedAt) {

@@ -37,6 +37,7 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	debug := fs.Bool("debug", false, "log every FUSE request")
 	removeMountPoint := fs.Bool("remove-mount-point", false, "remove DIR after unmounting (wsfs run's private server)")
 	workers := fs.Int("workers", api.DefaultWorkers, "warm wsfs run workers kept ready (0: none; wsfs run then starts the core for each command)")
+	parked := fs.Int("parked", api.DefaultParked, "workers kept confined to a workspace for its next command, about 60 MiB each (0: none)")
 	if err := parse(a, v, fs, args); err != nil {
 		return err
 	}
@@ -55,6 +56,9 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	}
 	if *quiet == 0 {
 		return usagef("--quiet must not be 0 (use a negative value to commit only at unmount)")
+	}
+	if *parked < 0 {
+		return usagef("--parked must be 0 or more")
 	}
 	if *workers < 0 {
 		return usagef("--workers must be 0 or more")
@@ -119,6 +123,10 @@ func runMount(ctx context.Context, a *app, args []string) error {
 			return err
 		}
 		cfg.Workers = *workers
+		cfg.Parked = *parked
+		if *parked == 0 {
+			cfg.Parked = -1
+		}
 	}
 	srv := api.NewServer(cfg)
 	info, err := srv.Start(ctx)
