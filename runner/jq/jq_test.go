@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wsfs/wsfs/internal/testenv"
 	"github.com/wsfs/wsfs/runner/command/commandtest"
 )
 
@@ -99,10 +100,7 @@ func runOurs(t *testing.T, sb *commandtest.Sandbox, argv []string, stdin string)
 
 func requireJQ(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/jq"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("jq not installed")
-		}
-		t.Skip("jq not installed")
+		testenv.Missing(t, "jq not installed")
 	}
 }
 

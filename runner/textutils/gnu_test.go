@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wsfs/wsfs/internal/testenv"
 	"github.com/wsfs/wsfs/runner/command"
 	"github.com/wsfs/wsfs/runner/command/commandtest"
 )
@@ -198,10 +199,7 @@ func (tr *tree) changes(t testing.TB) map[string]string {
 func requireGNU(t *testing.T, name string) {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s not installed: %v", name, err)
-		}
-		t.Skipf("%s not installed: %v", name, err)
+		testenv.Missing(t, fmt.Sprintf("%s not installed: %v", name, err))
 	}
 }
 
