@@ -244,31 +244,9 @@ func TestFastRunReusesWorkers(t *testing.T) {
 	f := front{t: t, home: home, env: []string{"WSFS_CORE=" + failingCore(t)}}
 	server := s.cmd.Process.Pid
 
-	// workerFor runs a short command and returns the worker that ran it.
 	workerFor := func(workspace, script string) int {
 		t.Helper()
-		cmd := f.cmd("", "run", "-w", workspace, "echo go; "+script)
-		pipe, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var errb strings.Builder
-		cmd.Stderr = &errb
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		r := bufio.NewReader(pipe)
-		if line, err := r.ReadString('\n'); err != nil || line != "go\n" {
-			cmd.Process.Kill()
-			cmd.Wait()
-			t.Fatalf("%q: first line %q, %v; stderr %s", script, line, err, errb.String())
-		}
-		pid := workerOf(t, server, pipe.(*os.File))
-		io.Copy(io.Discard, r)
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("%q: %v; stderr %s", script, err, errb.String())
-		}
-		return pid
+		return f.workerFor(server, workspace, script)
 	}
 
 	first := workerFor("acme/f", "echo left > /tmp/x; export FOO=1; cd /workspace; mkdir -p d; sleep 0.2")
@@ -316,6 +294,56 @@ func TestFastRunReusesWorkers(t *testing.T) {
 	// Parked: acme/g's new worker, acme/f's last one; the workers of the
 	// old acme/g and of acme/f's old quotas wait for their idle timeout.
 	settledFDs(t, server, 4)
+	if err := s.stop(os.Interrupt); err != nil {
+		t.Fatalf("server: %v\n%s", err, s.stderr)
+	}
+}
+
+// workerFor runs a short command (after "echo go") and returns the
+// server's worker that ran it.
+func (f front) workerFor(server int, workspace, script string) int {
+	t := f.t
+	t.Helper()
+	cmd := f.cmd("", "run", "-w", workspace, "echo go; "+script)
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(pipe)
+	if line, err := r.ReadString('\n'); err != nil || line != "go\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("%q: first line %q, %v; stderr %s", script, line, err, errb.String())
+	}
+	pid := workerOf(t, server, pipe.(*os.File))
+	io.Copy(io.Discard, r)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%q: %v; stderr %s", script, err, errb.String())
+	}
+	return pid
+}
+
+// TestFastRunParkedZero: with --parked 0 every command gets a fresh
+// worker; a negative count is a usage error.
+func TestFastRunParkedZero(t *testing.T) {
+	requireFUSE(t)
+	home, mnt := newMountDirs(t)
+	if _, errOut, code := wsfsBin(t, home, "", "mount", "--parked", "-1", mnt); code != exitUsage || !strings.Contains(errOut, "--parked must be 0 or more") {
+		t.Fatalf("--parked -1: exit %d %q", code, errOut)
+	}
+	s := startServer(t, home, mnt, "--quiet", "1h", "--parked", "0")
+	mustOK(t, home, "", "create", "acme/f")
+	f := front{t: t, home: home, env: []string{"WSFS_CORE=" + failingCore(t)}}
+	server := s.cmd.Process.Pid
+	if a, b := f.workerFor(server, "acme/f", "sleep 0.2"), f.workerFor(server, "acme/f", "sleep 0.2"); a == b {
+		t.Fatalf("with --parked 0 two commands ran on worker %d", a)
+	}
+	settledFDs(t, server, 0)
 	if err := s.stop(os.Interrupt); err != nil {
 		t.Fatalf("server: %v\n%s", err, s.stderr)
 	}
