@@ -76,3 +76,63 @@ func TestCorruptBlobIsEIO(t *testing.T) {
 		t.Fatalf("log does not name workspace, path and digest:\n%s", out)
 	}
 }
+
+// TestOverwriteCorruptFile damages committed blobs: writing over a damaged
+// file (O_TRUNC, or truncate to 0) needs none of its old bytes and
+// succeeds, while reading another damaged file is still EIO, logged.
+func TestOverwriteCorruptFile(t *testing.T) {
+	var logs lockedBuffer
+	e := newEnv(t, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
+	dir := e.create("integrity/b", nil)
+	ctx := context.Background()
+	names := []string{"overwrite.txt", "truncate.txt", "read.txt"}
+	for _, name := range names {
+		if _, _, err := e.db.WriteFile(ctx, "integrity/b", name, strings.NewReader("the right bytes of "+name+"\n"), meta.WriteFileOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.fs.Reload(ctx, "integrity/b"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		ent, err := e.db.Lookup(ctx, meta.Ref{Workspace: "integrity/b"}, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blob := filepath.Join(e.home, "objects", filepath.FromSlash(ent.Digest.Key()))
+		b, err := os.ReadFile(blob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[0] ^= 0xff
+		os.Chmod(blob, 0o644)
+		if err := os.WriteFile(blob, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "overwrite.txt"), []byte("new\n"), 0o644); err != nil {
+		t.Fatalf("writing over a corrupt file: %v", err)
+	}
+	if err := os.Truncate(filepath.Join(dir, "truncate.txt"), 0); err != nil {
+		t.Fatalf("truncating a corrupt file to 0: %v", err)
+	}
+	if _, err := os.ReadFile(filepath.Join(dir, "read.txt")); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("reading a corrupt file: %v, want EIO", err)
+	}
+	if out := logs.String(); !strings.Contains(out, "read.txt") || !strings.Contains(out, "corrupt") {
+		t.Fatalf("the server did not log the corrupt read:\n%s", out)
+	}
+	rev, ok := e.snapshot("integrity/b")
+	if !ok {
+		t.Fatal("nothing committed")
+	}
+	if got := e.catRev("integrity/b", rev.N, "overwrite.txt"); got != "new\n" {
+		t.Fatalf("committed overwrite %q", got)
+	}
+	if got := e.catRev("integrity/b", rev.N, "truncate.txt"); got != "" {
+		t.Fatalf("committed truncate %q", got)
+	}
+	if got := mustRead(t, filepath.Join(dir, "overwrite.txt")); got != "new\n" {
+		t.Fatalf("overwrite reads back %q", got)
+	}
+}

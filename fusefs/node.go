@@ -512,12 +512,14 @@ func (n *wsNode) Open(ctx context.Context, flags uint32) (gofs.FileHandle, uint3
 	write := flags&syscall.O_ACCMODE != syscall.O_RDONLY
 	h := &fileHandle{ws: ws, e: e, write: write, appendOnly: flags&syscall.O_APPEND != 0}
 	if write {
+		// The spool is made by the first write or truncate, not here:
+		// without FUSE_ATOMIC_O_TRUNC the kernel sends O_TRUNC as a
+		// truncate to 0 after the open, and overwriting a file must not
+		// need its old content (which may be unreadable).
 		if flags&syscall.O_TRUNC != 0 {
 			if errno := ws.truncate(ctx, e, 0); errno != 0 {
 				return nil, 0, errno
 			}
-		} else if err := ws.materialize(ctx, e); err != nil {
-			return nil, 0, MapErrno(err)
 		}
 		e.writers++
 	} else if e.local == nil && e.size > 0 {
