@@ -239,3 +239,68 @@ func BenchmarkCommit(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCommittedFile measures the files a command left behind: read a
+// 256 KiB file written on the mount and committed since, and rewrite a
+// committed 4 KiB file then commit it, on the local folder store.
+func BenchmarkCommittedFile(b *testing.B) {
+	requireFUSE(b)
+	ctx := context.Background()
+	home := b.TempDir()
+	st, err := objects.OpenDir(filepath.Join(home, "objects"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	db, err := meta.Open(ctx, filepath.Join(home, "meta.db"), st, meta.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Create(ctx, "bench/r", meta.CreateOptions{Quotas: bigQuotas()}); err != nil {
+		b.Fatal(err)
+	}
+	mnt := filepath.Join(home, "mnt")
+	os.Mkdir(mnt, 0o755)
+	trackMount(mnt)
+	fsys, err := Mount(ctx, mnt, Options{DB: db, SpoolDir: filepath.Join(home, "spool"), QuietPeriod: -1, Workspace: "bench/r",
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer fsys.Unmount(ctx)
+	head := meta.RevNum(1)
+	commit := func(b *testing.B) {
+		rev, _, err := fsys.Snapshot(ctx, "bench/r", head, "", meta.CommitInfo{Command: "bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		head = rev.N
+	}
+	big := bytes.Repeat([]byte("0123456789abcdef"), 256<<10/16)
+	b.Run("read256k", func(b *testing.B) {
+		p := filepath.Join(mnt, "big")
+		if err := os.WriteFile(p, big, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		commit(b)
+		b.SetBytes(int64(len(big)))
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			got, err := os.ReadFile(p)
+			if err != nil || len(got) != len(big) {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("rewrite4k+commit", func(b *testing.B) {
+		p := filepath.Join(mnt, "small")
+		payload := make([]byte, 4096)
+		for i := 0; i < b.N; i++ {
+			copy(payload, fmt.Sprintf("version %d", i))
+			if err := os.WriteFile(p, payload, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			commit(b)
+		}
+	})
+}

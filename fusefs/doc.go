@@ -22,8 +22,14 @@
 // opened: reads are served from a verified local copy of the whole blob (a
 // blob failing verification gives EIO and a log line with workspace, path
 // and digest — never wrong bytes, never ENOENT), and the first write copies
-// the file into a private spool file. Writes land in the live tree as they
-// are made; a file open for writing holds back the autocommit until it is
+// the file into a private spool file (a truncate to 0, as O_TRUNC, copies
+// nothing, so a file whose blob is damaged can still be overwritten).
+// Once a file is committed and no handle has it open, its spool becomes
+// the verified copy of its new blob: the server holds descriptors and
+// spool space for the files in use and the ones not yet committed, not for
+// every file ever written. The verified copies are bounded by
+// Options.BlobCacheBytes, the least recently opened removed first. Writes
+// land in the live tree as they are made; a file open for writing holds back the autocommit until it is
 // closed, so a commit made by the autocommit sees each file as of its last
 // close.
 //

@@ -32,7 +32,8 @@ type entry struct {
 
 	// Files. Content is the blob digest while local is nil; once written
 	// to, the content lives in the spool file local (private to this
-	// entry) and digest is stale until the next commit hashes it.
+	// entry) and digest is stale until the next commit hashes it. A
+	// clean file nobody has open gives its spool up (retireSpool).
 	size     int64
 	digest   objects.Digest
 	local    *os.File
@@ -108,5 +109,22 @@ func (e *entry) releaseLocal() {
 		e.local.Close()
 		os.Remove(name)
 		e.local = nil
+	}
+}
+
+// retireSpool gives up the spool file of a file whose content is safely in
+// the store (just committed, or copied from its blob and not changed
+// since) and that no handle has open. The copy moves into the blob cache,
+// where reads find it, so open descriptors and spool space follow the
+// files in use, not every file ever written. The caller holds ws.mu.
+func (ws *workspace) retireSpool(e *entry) {
+	if e.local == nil || e.dirty || e.openers > 0 || e.unlinked || e.kind != meta.KindFile {
+		return
+	}
+	f := e.local
+	e.local = nil
+	if err := ws.fsys.blobs.adopt(e.digest, e.size, f); err != nil {
+		ws.fsys.log.Warn("fusefs: could not keep a committed file's spool as its cached copy; it is read from the store",
+			"workspace", ws.name, "path", e.path(), "digest", e.digest.String(), "err", err)
 	}
 }

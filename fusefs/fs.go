@@ -1,6 +1,7 @@
 package fusefs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,7 +36,12 @@ type Options struct {
 	// when its options are nil). Zero means 1 s; a negative value, none.
 	EntryTimeout, AttrTimeout, NegativeTimeout time.Duration
 	Logger                                     *slog.Logger
-	Debug                                      bool
+	// BlobCacheBytes bounds the verified copies of blobs kept in the
+	// spool folder for reads (zero means DefaultBlobCacheBytes). Files
+	// being written are not counted: each keeps its spool until it is
+	// committed and closed.
+	BlobCacheBytes int64
+	Debug          bool
 }
 
 // FS is a mounted wsfs file system.
@@ -112,7 +118,7 @@ func Mount(ctx context.Context, dir string, opts Options) (*FS, error) {
 		workspaces: map[string]*workspace{}, tenants: map[string]bool{}, holds: map[string]int{},
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	f.ino.Store(firstDynamicIno)
-	if f.blobs, err = newBlobCache(f.store, filepath.Join(opts.SpoolDir, "blobs")); err != nil {
+	if f.blobs, err = newBlobCache(f.store, filepath.Join(opts.SpoolDir, "blobs"), cmp.Or(opts.BlobCacheBytes, DefaultBlobCacheBytes)); err != nil {
 		return nil, err
 	}
 	var root gofs.InodeEmbedder

@@ -670,6 +670,7 @@ func (h *fileHandle) Release(ctx context.Context) syscall.Errno {
 		h.blob = nil
 	}
 	e.releaseLocal()
+	ws.retireSpool(e)
 	return 0
 }
 

@@ -291,7 +291,8 @@ func (ws *workspace) writeTrees(ctx context.Context, d *entry) (objects.Digest, 
 	return digest, total, nil
 }
 
-// markClean clears the dirty marks after a commit.
+// markClean clears the dirty marks after a commit and retires the spools
+// of the committed files nobody has open.
 func (ws *workspace) markClean(d *entry) {
 	if !d.dirty {
 		return
@@ -303,6 +304,7 @@ func (ws *workspace) markClean(d *entry) {
 				ws.markClean(c)
 			} else {
 				c.dirty = false
+				ws.retireSpool(c)
 			}
 		}
 	}
