@@ -244,10 +244,26 @@ func (s *Dir) Open(ctx context.Context, d Digest, off, length int64) (io.ReadClo
 	}
 	size := info.Size()
 	if IsWholeRange(off, length, size) {
-		return VerifyingReader(&contextReadCloser{contextReader{ctx, f}, f}, d, -1), nil
+		return damageHint{VerifyingReader(&contextReadCloser{contextReader{ctx, f}, f}, d, -1), f.Name()}, nil
 	}
 	start, n := ClipRange(off, length, size)
 	return &contextReadCloser{contextReader{ctx, io.NewSectionReader(f, start, n)}, f}, nil
+}
+
+// damageHint adds to a corrupt blob's error the file that holds it and
+// what a person can do about it.
+type damageHint struct {
+	io.ReadCloser
+	path string
+}
+
+func (r damageHint) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	if err != nil && errors.Is(err, ErrCorrupt) {
+		err = fmt.Errorf("%w; the damaged file is %s: run `wsfs fsck` to list every damaged blob, "+
+			"then restore the files that name it from an earlier revision (wsfs restore, or copy from .history on the mount) or write them again", err, r.path)
+	}
+	return n, err
 }
 
 type contextReadCloser struct {

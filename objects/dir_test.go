@@ -221,6 +221,31 @@ func TestDirPutRepairsWrongSize(t *testing.T) {
 	}
 }
 
+// TestDirCorruptNamesFile checks that reading a damaged blob names the
+// file on disk and the way out, and still wraps ErrCorrupt.
+func TestDirCorruptNamesFile(t *testing.T) {
+	s := openDir(t, t.TempDir())
+	b := objectstest.Content(2, 3000)
+	d, err := objects.PutBytes(t.Context(), s, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := bytes.Clone(b)
+	damaged[1500] ^= 0x01
+	if err := tamperFile(s.Path(d), damaged); err != nil {
+		t.Fatal(err)
+	}
+	_, err = objects.Get(t.Context(), s, d)
+	if !errors.Is(err, objects.ErrCorrupt) {
+		t.Fatalf("Get of a damaged blob = %v, want ErrCorrupt", err)
+	}
+	for _, want := range []string{s.Path(d), "wsfs fsck", "earlier revision"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}
+
 // TestDirTwoStoresSameFolder puts the same blobs through two Dir values
 // on one folder at once, as two processes sharing a store would.
 func TestDirTwoStoresSameFolder(t *testing.T) {
