@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wsfs/wsfs/internal/testenv"
 )
 
 // diffFiles are the files every differential case starts with.
@@ -303,10 +305,7 @@ func bashPath(t *testing.T) string {
 	t.Helper()
 	p, err := exec.LookPath("bash")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("GNU bash is missing")
-		}
-		t.Skip("GNU bash is missing")
+		testenv.Missing(t, "GNU bash is missing")
 	}
 	return p
 }
