@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wsfs/wsfs/internal/testenv"
 	"github.com/wsfs/wsfs/runner/command"
 	"github.com/wsfs/wsfs/runner/command/commandtest"
 	"golang.org/x/sys/unix"
@@ -51,10 +52,7 @@ func requireGNU(t *testing.T, tools ...string) {
 	t.Helper()
 	for _, tool := range append([]string{"bash"}, tools...) {
 		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is missing: the differential tests need GNU coreutils", tool)
-			}
-			t.Skipf("%s is missing: skipping the differential tests against GNU", tool)
+			testenv.Missing(t, tool+" is missing: skipping the differential tests against GNU")
 		}
 	}
 }
