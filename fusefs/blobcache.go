@@ -123,14 +123,12 @@ func (c *blobCache) openCached(d objects.Digest, size int64) *os.File {
 	return f
 }
 
-// adopt takes over spool, a file of size bytes that hashes to d (its
+// adopt takes over the file at path name, size bytes that hash to d (its
 // content has just been committed, or was copied from the committed blob
 // and not changed since): it becomes the cached copy of d, or is removed
-// if the cache has one already. spool is closed either way.
-func (c *blobCache) adopt(d objects.Digest, size int64, spool *os.File) error {
-	name := spool.Name()
-	fi, err := spool.Stat()
-	spool.Close()
+// if the cache has one already.
+func (c *blobCache) adopt(d objects.Digest, size int64, name string) error {
+	fi, err := os.Stat(name)
 	if err != nil || fi.Size() != size || size == 0 {
 		return errors.Join(err, os.Remove(name))
 	}

@@ -24,14 +24,15 @@
 // and digest — never wrong bytes, never ENOENT), and the first write copies
 // the file into a private spool file (a truncate to 0, as O_TRUNC, copies
 // nothing, so a file whose blob is damaged can still be overwritten).
-// Once a file is committed and no handle has it open, its spool becomes
-// the verified copy of its new blob: the server holds descriptors and
-// spool space for the files in use and the ones not yet committed, not for
-// every file ever written. The verified copies are bounded by
-// Options.BlobCacheBytes, the least recently opened removed first. Writes
-// land in the live tree as they are made; a file open for writing holds back the autocommit until it is
-// closed, so a commit made by the autocommit sees each file as of its last
-// close.
+// A spool's descriptor is open only while a handle on the file is, and
+// once the file is committed and closed its spool becomes the verified
+// copy of its new blob: the server holds descriptors for the open files
+// and spool space for the files not yet committed, not for every file ever
+// written. The verified copies are bounded by Options.BlobCacheBytes, the
+// least recently opened removed first. Writes land in the live tree as
+// they are made; a file open for writing holds back the autocommit until
+// it is closed, so a commit made by the autocommit sees each file as of
+// its last close.
 //
 // Snapshot commits the live tree as a revision: the changed files are hashed
 // and uploaded in parallel, then only the trees on changed paths are written

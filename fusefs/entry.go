@@ -30,12 +30,16 @@ type entry struct {
 	// below it); for a file, its content, mode or mtime.
 	dirty bool
 
-	// Files. Content is the blob digest while local is nil; once written
-	// to, the content lives in the spool file local (private to this
-	// entry) and digest is stale until the next commit hashes it. A
-	// clean file nobody has open gives its spool up (retireSpool).
+	// Files. Content is the blob digest while spool is ""; once written
+	// to, the content lives in the spool file at path spool (private to
+	// this entry) and digest is stale until the next commit hashes it.
+	// local is the spool's descriptor, open while a handle is (or for
+	// the operation at hand): the server's descriptors follow the open
+	// files, not the written ones. A clean file nobody has open gives
+	// its spool up (retireSpool).
 	size     int64
 	digest   objects.Digest
+	spool    string
 	local    *os.File
 	openers  int // open file handles
 	writers  int // open handles with write access
@@ -104,11 +108,25 @@ func (e *entry) sortedNames() []string {
 
 // releaseLocal drops the spool file of an entry nobody can reach any more.
 func (e *entry) releaseLocal() {
-	if e.local != nil && e.unlinked && e.openers == 0 {
-		name := e.local.Name()
+	if e.spool != "" && e.unlinked && e.openers == 0 {
+		e.closeLocal()
+		os.Remove(e.spool)
+		e.spool = ""
+	}
+}
+
+// closeLocal closes the spool's descriptor; the spool file stays.
+func (e *entry) closeLocal() {
+	if e.local != nil {
 		e.local.Close()
-		os.Remove(name)
 		e.local = nil
+	}
+}
+
+// closeIdle closes the spool's descriptor of a file no handle has open.
+func (e *entry) closeIdle() {
+	if e.openers == 0 {
+		e.closeLocal()
 	}
 }
 
@@ -118,12 +136,13 @@ func (e *entry) releaseLocal() {
 // where reads find it, so open descriptors and spool space follow the
 // files in use, not every file ever written. The caller holds ws.mu.
 func (ws *workspace) retireSpool(e *entry) {
-	if e.local == nil || e.dirty || e.openers > 0 || e.unlinked || e.kind != meta.KindFile {
+	if e.spool == "" || e.dirty || e.openers > 0 || e.unlinked || e.kind != meta.KindFile {
 		return
 	}
-	f := e.local
-	e.local = nil
-	if err := ws.fsys.blobs.adopt(e.digest, e.size, f); err != nil {
+	e.closeLocal()
+	spool := e.spool
+	e.spool = ""
+	if err := ws.fsys.blobs.adopt(e.digest, e.size, spool); err != nil {
 		ws.fsys.log.Warn("fusefs: could not keep a committed file's spool as its cached copy; it is read from the store",
 			"workspace", ws.name, "path", e.path(), "digest", e.digest.String(), "err", err)
 	}

@@ -205,10 +205,7 @@ func (f *FS) Unmount(ctx context.Context) error {
 }
 
 func closeSpools(e *entry) {
-	if e.local != nil {
-		e.local.Close()
-		e.local = nil
-	}
+	e.closeLocal()
 	for _, c := range e.children {
 		closeSpools(c)
 	}

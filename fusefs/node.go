@@ -120,14 +120,15 @@ func (n *wsNode) Setattr(ctx context.Context, fh gofs.FileHandle, in *fuse.SetAt
 // truncate sets a file's size, checking the quotas when it grows. The
 // caller holds ws.mu.
 func (ws *workspace) truncate(ctx context.Context, e *entry, size int64) syscall.Errno {
-	if size == e.size && e.local != nil {
+	if size == e.size && e.spool != "" {
 		return 0
 	}
 	if err := ws.checkSize(e, size); err != nil {
 		return MapErrno(err)
 	}
+	defer e.closeIdle()
 	oldSize := e.size
-	if size == 0 && e.local == nil {
+	if size == 0 && e.spool == "" {
 		// Nothing worth copying: start from an empty spool.
 		e.size = 0
 	}
@@ -511,26 +512,43 @@ func (n *wsNode) Open(ctx context.Context, flags uint32) (gofs.FileHandle, uint3
 	}
 	write := flags&syscall.O_ACCMODE != syscall.O_RDONLY
 	h := &fileHandle{ws: ws, e: e, write: write, appendOnly: flags&syscall.O_APPEND != 0}
+	// Counted as open first, so that the spool's descriptor, once
+	// opened below, stays open for the handle.
+	e.openers++
 	if write {
-		// The spool is made by the first write or truncate, not here:
-		// without FUSE_ATOMIC_O_TRUNC the kernel sends O_TRUNC as a
-		// truncate to 0 after the open, and overwriting a file must not
-		// need its old content (which may be unreadable).
-		if flags&syscall.O_TRUNC != 0 {
-			if errno := ws.truncate(ctx, e, 0); errno != 0 {
-				return nil, 0, errno
-			}
-		}
 		e.writers++
-	} else if e.local == nil && e.size > 0 {
+	}
+	fail := func(errno syscall.Errno) (gofs.FileHandle, uint32, syscall.Errno) {
+		e.openers--
+		if write {
+			e.writers--
+		}
+		e.closeIdle()
+		return nil, 0, errno
+	}
+	// A new spool is made by the first write or truncate, not here:
+	// without FUSE_ATOMIC_O_TRUNC the kernel sends O_TRUNC as a truncate
+	// to 0 after the open, and overwriting a file must not need its old
+	// content (which may be unreadable).
+	if write && flags&syscall.O_TRUNC != 0 {
+		if errno := ws.truncate(ctx, e, 0); errno != 0 {
+			return fail(errno)
+		}
+	}
+	switch {
+	case e.spool != "":
+		if err := ws.materialize(ctx, e); err != nil {
+			ws.fsys.log.Error("fusefs: cannot open a file's spool", "workspace", ws.name, "path", e.path(), "err", err)
+			return fail(MapErrno(err))
+		}
+	case !write && e.size > 0:
 		f, err := ws.fsys.blobs.open(ctx, e.digest, e.size)
 		if err != nil {
 			ws.fsys.logBlobError(ws.name, e.path(), e.digest, err)
-			return nil, 0, MapErrno(err)
+			return fail(MapErrno(err))
 		}
 		h.blob = f
 	}
-	e.openers++
 	return h, 0, 0
 }
 
@@ -586,6 +604,15 @@ func (h *fileHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.Rea
 	ws.mu.Lock()
 	e := h.e
 	src, size := e.local, e.size
+	if e.spool != "" && src == nil {
+		// Not expected (an open handle keeps the descriptor open), but
+		// the spool, not the stale blob, holds the content.
+		if err := ws.materialize(ctx, e); err != nil {
+			ws.mu.Unlock()
+			return nil, MapErrno(err)
+		}
+		src = e.local
+	}
 	if src == nil {
 		if h.blob == nil && e.size > 0 {
 			f, err := ws.fsys.blobs.open(ctx, e.digest, e.size)
@@ -671,6 +698,7 @@ func (h *fileHandle) Release(ctx context.Context) syscall.Errno {
 	}
 	e.releaseLocal()
 	ws.retireSpool(e)
+	e.closeIdle()
 	return 0
 }
 

@@ -46,11 +46,11 @@ func manyFilesContent(i int) []byte {
 	return bytes.Repeat([]byte(fmt.Sprintf("file %d\n", i)), 100+i)
 }
 
-// TestSpoolFilesClosedAfterCommit writes many files through the mount and
-// commits them: the server must not keep a descriptor (or a spool file)
-// per written file once its content is in the store, and every file must
+// TestSpoolDescriptorsBounded writes many files through the mount and
+// commits them: the server must not keep a descriptor per written file,
+// nor a spool file once its content is in the store, and every file must
 // still read back byte for byte.
-func TestSpoolFilesClosedAfterCommit(t *testing.T) {
+func TestSpoolDescriptorsBounded(t *testing.T) {
 	const n = 300
 	e := newEnv(t, func(o *Options) { o.BlobCacheBytes = 256 << 10 })
 	dir := e.create("spool/a", bigQuotas())
@@ -63,6 +63,9 @@ func TestSpoolFilesClosedAfterCommit(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.txt", i)), manyFilesContent(i), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if got := openFDs(t) - base; got > 20 {
+		t.Fatalf("after writing %d files the server holds %d more descriptors than before", n, got)
 	}
 	if _, ok := e.snapshot("spool/a"); !ok {
 		t.Fatal("nothing committed")
@@ -180,5 +183,53 @@ func TestOpenFilesKeepSpoolAcrossCommit(t *testing.T) {
 	rev, _ = e.snapshot("spool/b")
 	if got := e.catRev("spool/b", rev.N, "log.txt"); got != "one\ntwo\nthree\n" {
 		t.Fatalf("third commit of log.txt %q", got)
+	}
+}
+
+// TestClosedDirtyFileSpool works on files written, closed and not yet
+// committed, whose spool stays on disk without a descriptor: appending,
+// truncating and reading find their content, removing one removes its
+// spool, and the commit stores them and leaves no spool behind.
+func TestClosedDirtyFileSpool(t *testing.T) {
+	e := newEnv(t)
+	dir := e.create("spool/c", nil)
+	p := filepath.Join(dir, "a.txt")
+	mustWrite(t, p, "one\n")
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("two\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, p); got != "one\ntwo\n" {
+		t.Fatalf("after append %q", got)
+	}
+	if err := os.Truncate(p, 6); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, p); got != "one\ntw" {
+		t.Fatalf("after truncate %q", got)
+	}
+	mustWrite(t, filepath.Join(dir, "b.txt"), "gone\n")
+	if err := os.Remove(filepath.Join(dir, "b.txt")); err != nil {
+		t.Fatal(err)
+	}
+	wsSpools := filepath.Join(e.home, "spool", "ws")
+	if files, _ := spoolUsage(t, wsSpools); files != 1 {
+		t.Fatalf("%d spool files for one written file and one removed", files)
+	}
+	rev, _ := e.snapshot("spool/c")
+	if got := e.catRev("spool/c", rev.N, "a.txt"); got != "one\ntw" {
+		t.Fatalf("committed %q", got)
+	}
+	if files, _ := spoolUsage(t, wsSpools); files != 0 {
+		t.Fatalf("%d spool files left after the commit", files)
+	}
+	if got := mustRead(t, p); got != "one\ntw" {
+		t.Fatalf("after commit %q", got)
 	}
 }

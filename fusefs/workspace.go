@@ -153,10 +153,19 @@ func (ws *workspace) touched(e *entry) {
 	ws.changed = time.Now()
 }
 
-// materialize gives file e a private spool file holding its content, so it
-// can be written. The caller holds ws.mu.
+// materialize gives file e a private spool file holding its content, open
+// in e.local, so it can be written. The caller holds ws.mu; one that holds
+// no handle on e closes the descriptor again when done (closeIdle).
 func (ws *workspace) materialize(ctx context.Context, e *entry) error {
 	if e.local != nil {
+		return nil
+	}
+	if e.spool != "" {
+		f, err := os.OpenFile(e.spool, os.O_RDWR, 0)
+		if err != nil {
+			return fmt.Errorf("fusefs: %s: reopening the spool of %q: %w", ws.name, e.path(), err)
+		}
+		e.local = f
 		return nil
 	}
 	ws.spoolSeq++
@@ -180,7 +189,7 @@ func (ws *workspace) materialize(ctx context.Context, e *entry) error {
 			return fmt.Errorf("fusefs: %s: copying %q to the spool: %w", ws.name, e.path(), err)
 		}
 	}
-	e.local = f
+	e.local, e.spool = f, f.Name()
 	return nil
 }
 
@@ -224,7 +233,7 @@ func (ws *workspace) uploadDirty(ctx context.Context, root *entry) error {
 			switch {
 			case c.isDir() && c.dirty:
 				walk(c)
-			case c.kind == meta.KindFile && c.dirty && c.local != nil:
+			case c.kind == meta.KindFile && c.dirty && c.spool != "":
 				files = append(files, c)
 			}
 		}
@@ -234,12 +243,19 @@ func (ws *workspace) uploadDirty(ctx context.Context, root *entry) error {
 	g.SetLimit(8)
 	for _, e := range files {
 		g.Go(func() error {
+			// A descriptor of its own: e.local is open only while a
+			// handle is, and at most 8 of these are at a time.
+			f, err := os.Open(e.spool)
+			if err != nil {
+				return fmt.Errorf("reading the spool of %q: %w", e.path(), err)
+			}
+			defer f.Close()
 			h := sha256.New()
-			if _, err := io.Copy(h, io.NewSectionReader(e.local, 0, e.size)); err != nil {
+			if _, err := io.Copy(h, io.NewSectionReader(f, 0, e.size)); err != nil {
 				return fmt.Errorf("hashing %q: %w", e.path(), err)
 			}
 			d := objects.Digest(h.Sum(nil))
-			if err := ws.fsys.store.Put(gctx, d, io.NewSectionReader(e.local, 0, e.size), e.size); err != nil {
+			if err := ws.fsys.store.Put(gctx, d, io.NewSectionReader(f, 0, e.size), e.size); err != nil {
 				return fmt.Errorf("uploading %q: %w", e.path(), err)
 			}
 			e.digest = d
