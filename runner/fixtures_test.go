@@ -13,7 +13,6 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/wsfs/wsfs/internal/testenv"
 	"github.com/wsfs/wsfs/runner/command/commandtest"
 )
 
@@ -51,7 +50,8 @@ func refusalReason(script string) string {
 func TestJustBashFixtures(t *testing.T) {
 	dir := commandtest.FixturesDir(t)
 	if dir == "" {
-		testenv.Missing(t, "just-bash fixtures missing (../shared/conformance/just-bash-fixtures)")
+		// Users' clones have no ../shared: a skip even under CI=true.
+		t.Skip("just-bash fixtures missing (../shared/conformance/just-bash-fixtures)")
 	}
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	sort.Strings(paths)

@@ -17,7 +17,6 @@ import (
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/wsfs/wsfs/internal/testenv"
 	"github.com/wsfs/wsfs/runner/command"
 	"github.com/wsfs/wsfs/runner/command/commandtest"
 	"github.com/wsfs/wsfs/runner/jq"
@@ -167,7 +166,8 @@ var fixtureKnown = map[string]string{
 func TestJustBashFixtures(t *testing.T) {
 	dir := commandtest.FixturesDir(t)
 	if dir == "" {
-		testenv.Missing(t, "just-bash fixtures missing (../shared/conformance/just-bash-fixtures)")
+		// Users' clones have no ../shared: a skip even under CI=true.
+		t.Skip("just-bash fixtures missing (../shared/conformance/just-bash-fixtures)")
 	}
 	mine := commandTable()
 	for _, s := range jq.Commands() {
