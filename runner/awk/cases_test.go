@@ -232,7 +232,9 @@ var diffCases = []diffCase{
 	{name: "unary minus string", args: p(`BEGIN{print -"3", +"3x", - - 2}`)},
 	{name: "print with commas and concat", args: p(`BEGIN{OFS="-"; print "a" "b", "c"}`)},
 	{name: "getline updates NF", args: p(`BEGIN{"echo a b c" | getline; print NF}`)},
-	{name: "close pipe status", args: p(`BEGIN{print "x" | "false"; print close("false")}`)},
+	// Nothing written: a write to a command that already exited races its
+	// exit (gawk then fails with EPIPE, or not).
+	{name: "close pipe status", args: p(`BEGIN{printf "" | "false"; print close("false")}`)},
 	{name: "delete whole then reuse", args: p(`BEGIN{a[1]=1; delete a; a[2]=2; for(k in a) print k, a[k]}`)},
 	{name: "while getline file NR", args: p(`{while ((getline l < "a.txt") > 0) c++} END{print c, NR}`, "a.txt"), files: map[string]string{"a.txt": "1\n2\n"}},
 	{name: "regexp as value", args: p(`{x = /b/; print x}`), stdin: "abc\nxyz\n"},
