@@ -246,17 +246,17 @@ func TestFastRunReusesWorkers(t *testing.T) {
 
 	workerFor := func(workspace, script string) int {
 		t.Helper()
-		return f.workerFor(server, workspace, script)
+		return f.workerFor(server, mnt, workspace, script)
 	}
 
-	first := workerFor("acme/f", "echo left > /tmp/x; export FOO=1; cd /workspace; mkdir -p d; sleep 0.2")
-	if again := workerFor("acme/f", "sleep 0.2"); again != first {
+	first := workerFor("acme/f", "echo left > /tmp/x; export FOO=1; cd /workspace; mkdir -p d")
+	if again := workerFor("acme/f", "true"); again != first {
 		t.Fatalf("the second command of acme/f ran on worker %d, not on %d, which ran the first", again, first)
 	}
 	if out := f.ok("", "run", "-w", "acme/f", "ls -A /tmp; echo ${FOO-unset}"); out != "unset\n" {
 		t.Fatalf("a reused worker's command saw the last one's /tmp or variables: %q", out)
 	}
-	if other := workerFor("acme/g", "sleep 0.2"); other == first {
+	if other := workerFor("acme/g", "true"); other == first {
 		t.Fatalf("acme/g's command ran on worker %d, parked for acme/f", other)
 	}
 	if out := f.ok("", "run", "-w", "acme/g", "ls"); out != "" {
@@ -266,29 +266,29 @@ func TestFastRunReusesWorkers(t *testing.T) {
 	// A workspace created again under the same name, and one given new
 	// quotas, get fresh workers (a parked one holds the old folder and
 	// js-exec's old memory cap).
-	gWorker := workerFor("acme/g", "sleep 0.2")
+	gWorker := workerFor("acme/g", "true")
 	mustOK(t, home, "", "rm", "acme/g")
 	mustOK(t, home, "", "create", "acme/g")
-	if again := workerFor("acme/g", "echo new > n; sleep 0.2"); again == gWorker {
+	if again := workerFor("acme/g", "echo new > n"); again == gWorker {
 		t.Fatalf("acme/g, created again, ran on worker %d, parked for the deleted one", again)
 	}
 	if out := f.ok("", "run", "-w", "acme/g", "ls; js-exec -c 'console.log(2)'"); out != "n\n2\n" {
 		t.Fatalf("the new acme/g: %q", out)
 	}
 	mustOK(t, home, "", "quota", "acme/f", "set", "js-memory=33554432")
-	if again := workerFor("acme/f", "sleep 0.2"); again == first {
+	if again := workerFor("acme/f", "true"); again == first {
 		t.Fatalf("acme/f with new quotas ran on worker %d, parked with the old ones", again)
 	}
 	if out := f.ok("", "run", "-w", "acme/f", "js-exec -c 'console.log(3)'"); out != "3\n" {
 		t.Fatalf("js-exec under the new memory cap: %q", out)
 	}
-	first = workerFor("acme/f", "sleep 0.2")
+	first = workerFor("acme/f", "true")
 
 	// A limit hit: the worker goes, and the next command gets another.
 	if _, errOut, code := f.run("", "run", "--timeout", "1s", "-w", "acme/f", "sleep 5"); code != 124 || !strings.Contains(errOut, "time limit 1s reached") {
 		t.Fatalf("the timed-out command: exit %d stderr %q", code, errOut)
 	}
-	if next := workerFor("acme/f", "sleep 0.2"); next == first {
+	if next := workerFor("acme/f", "true"); next == first {
 		t.Fatalf("worker %d ran on after its command hit the wall-time limit", first)
 	}
 	// Parked: acme/g's new worker, acme/f's last one; the workers of the
@@ -299,12 +299,14 @@ func TestFastRunReusesWorkers(t *testing.T) {
 	}
 }
 
-// workerFor runs a short command (after "echo go") and returns the
-// server's worker that ran it.
-func (f front) workerFor(server int, workspace, script string) int {
+// workerFor runs a short command in workspace (mounted on mnt) and
+// returns the server's worker that ran it: the command prints "go", then
+// waits for a gate file, which the test writes through the mount once it
+// has found the worker.
+func (f front) workerFor(server int, mnt, workspace, script string) int {
 	t := f.t
 	t.Helper()
-	cmd := f.cmd("", "run", "-w", workspace, "echo go; "+script)
+	cmd := f.cmd("", "run", "-w", workspace, "echo go; until [ -e .gate ]; do sleep 0.02; done; rm .gate; "+script)
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -321,6 +323,9 @@ func (f front) workerFor(server int, workspace, script string) int {
 		t.Fatalf("%q: first line %q, %v; stderr %s", script, line, err, errb.String())
 	}
 	pid := workerOf(t, server, pipe.(*os.File))
+	if err := os.WriteFile(filepath.Join(mnt, workspace, ".gate"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	io.Copy(io.Discard, r)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("%q: %v; stderr %s", script, err, errb.String())
@@ -340,7 +345,7 @@ func TestFastRunParkedZero(t *testing.T) {
 	mustOK(t, home, "", "create", "acme/f")
 	f := front{t: t, home: home, env: []string{"WSFS_CORE=" + failingCore(t)}}
 	server := s.cmd.Process.Pid
-	if a, b := f.workerFor(server, "acme/f", "sleep 0.2"), f.workerFor(server, "acme/f", "sleep 0.2"); a == b {
+	if a, b := f.workerFor(server, mnt, "acme/f", "true"), f.workerFor(server, mnt, "acme/f", "true"); a == b {
 		t.Fatalf("with --parked 0 two commands ran on worker %d", a)
 	}
 	settledFDs(t, server, 0)
