@@ -74,10 +74,11 @@ func BenchmarkRun(b *testing.B) {
 	b.Run("wsfs-echo", func(b *testing.B) {
 		timeCommands(b, pause, "hi\n", func(int) *exec.Cmd { return wsfs("echo hi") })
 	})
-	created := 0 // the testing package may call the function more than once
-	b.Run("wsfs-echo-first", func(b *testing.B) {
-		// Each command is the first of its workspace: no worker is parked
-		// for it, so an idle one confines itself (Landlock) first.
+	// firstCommands runs each command as the first of a workspace of its
+	// own: no worker is parked for it, so an idle one confines itself
+	// (Landlock) first.
+	created := 0 // the testing package may call a benchmark more than once
+	firstCommands := func(b *testing.B, want, script string) {
 		first := created
 		for range b.N + 1 {
 			if _, errOut, code := wsfsBin(b, home, "", "create", fmt.Sprintf("bench/first%d", created)); code != 0 {
@@ -85,12 +86,13 @@ func BenchmarkRun(b *testing.B) {
 			}
 			created++
 		}
-		timeCommands(b, pause, "hi\n", func(i int) *exec.Cmd {
-			cmd := exec.Command(filepath.Join(bin, "wsfs"), "run", "-w", fmt.Sprintf("bench/first%d", first+i+1), "echo hi")
+		timeCommands(b, pause, want, func(i int) *exec.Cmd {
+			cmd := exec.Command(filepath.Join(bin, "wsfs"), "run", "-w", fmt.Sprintf("bench/first%d", first+i+1), script)
 			cmd.Env = env
 			return cmd
 		})
-	})
+	}
+	b.Run("wsfs-echo-first", func(b *testing.B) { firstCommands(b, "hi\n", "echo hi") })
 	b.Run("wsfs-write", func(b *testing.B) {
 		before := benchRevisions(b, home)
 		timeCommands(b, pause, "", func(i int) *exec.Cmd { return wsfs(fmt.Sprintf("echo %d > out.txt", i)) })
@@ -102,20 +104,7 @@ func BenchmarkRun(b *testing.B) {
 	b.Run("wsfs-jsexec", func(b *testing.B) {
 		timeCommands(b, pause, "1\n", func(int) *exec.Cmd { return wsfs("js-exec -c 'console.log(1)'") })
 	})
-	b.Run("wsfs-jsexec-first", func(b *testing.B) {
-		first := created
-		for range b.N + 1 {
-			if _, errOut, code := wsfsBin(b, home, "", "create", fmt.Sprintf("bench/first%d", created)); code != 0 {
-				b.Fatalf("create: %s", errOut)
-			}
-			created++
-		}
-		timeCommands(b, pause, "1\n", func(i int) *exec.Cmd {
-			cmd := exec.Command(filepath.Join(bin, "wsfs"), "run", "-w", fmt.Sprintf("bench/first%d", first+i+1), "js-exec -c 'console.log(1)'")
-			cmd.Env = env
-			return cmd
-		})
-	})
+	b.Run("wsfs-jsexec-first", func(b *testing.B) { firstCommands(b, "1\n", "js-exec -c 'console.log(1)'") })
 	b.Run("bash-echo", func(b *testing.B) {
 		timeCommands(b, pause, "hi\n", func(int) *exec.Cmd { return exec.Command("bash", "-c", "echo hi") })
 	})
