@@ -204,24 +204,7 @@ func BenchmarkCommit(b *testing.B) {
 		store objects.Store
 	}{{"local", local}, {"minio", minio}} {
 		b.Run(tc.name, func(b *testing.B) {
-			home := b.TempDir()
-			db, err := meta.Open(ctx, filepath.Join(home, "meta.db"), tc.store, meta.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer db.Close()
-			if _, err := db.Create(ctx, "bench/c", meta.CreateOptions{Quotas: bigQuotas()}); err != nil {
-				b.Fatal(err)
-			}
-			mnt := filepath.Join(home, "mnt")
-			os.Mkdir(mnt, 0o755)
-			trackMount(mnt)
-			fsys, err := Mount(ctx, mnt, Options{DB: db, SpoolDir: filepath.Join(home, "spool"), QuietPeriod: -1, Workspace: "bench/c",
-				Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer fsys.Unmount(ctx)
+			fsys, mnt := mountOne(b, tc.store, meta.Options{}, "bench/c")
 			head := meta.RevNum(1)
 			payload := make([]byte, 4096)
 			b.ResetTimer()
@@ -246,28 +229,11 @@ func BenchmarkCommit(b *testing.B) {
 func BenchmarkCommittedFile(b *testing.B) {
 	requireFUSE(b)
 	ctx := context.Background()
-	home := b.TempDir()
-	st, err := objects.OpenDir(filepath.Join(home, "objects"))
+	st, err := objects.OpenDir(filepath.Join(b.TempDir(), "objects"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	db, err := meta.Open(ctx, filepath.Join(home, "meta.db"), st, meta.Options{NoSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Create(ctx, "bench/r", meta.CreateOptions{Quotas: bigQuotas()}); err != nil {
-		b.Fatal(err)
-	}
-	mnt := filepath.Join(home, "mnt")
-	os.Mkdir(mnt, 0o755)
-	trackMount(mnt)
-	fsys, err := Mount(ctx, mnt, Options{DB: db, SpoolDir: filepath.Join(home, "spool"), QuietPeriod: -1, Workspace: "bench/r",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer fsys.Unmount(ctx)
+	fsys, mnt := mountOne(b, st, meta.Options{NoSync: true}, "bench/r")
 	head := meta.RevNum(1)
 	commit := func(b *testing.B) {
 		rev, _, err := fsys.Snapshot(ctx, "bench/r", head, "", meta.CommitInfo{Command: "bench"})
@@ -303,4 +269,34 @@ func BenchmarkCommittedFile(b *testing.B) {
 			commit(b)
 		}
 	})
+}
+
+// mountOne mounts a new workspace with big quotas and no autocommit over
+// store at a mount point of its own, until the benchmark ends.
+func mountOne(b *testing.B, store objects.Store, dbOpts meta.Options, name string) (*FS, string) {
+	b.Helper()
+	ctx := context.Background()
+	home := b.TempDir()
+	db, err := meta.Open(ctx, filepath.Join(home, "meta.db"), store, dbOpts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.Create(ctx, name, meta.CreateOptions{Quotas: bigQuotas()}); err != nil {
+		db.Close()
+		b.Fatal(err)
+	}
+	mnt := filepath.Join(home, "mnt")
+	os.Mkdir(mnt, 0o755)
+	trackMount(mnt)
+	fsys, err := Mount(ctx, mnt, Options{DB: db, SpoolDir: filepath.Join(home, "spool"), QuietPeriod: -1, Workspace: name,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		db.Close()
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		fsys.Unmount(ctx)
+		db.Close()
+	})
+	return fsys, mnt
 }

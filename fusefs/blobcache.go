@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -105,21 +104,24 @@ func (c *blobCache) open(ctx context.Context, d objects.Digest, size int64) (*os
 	return f, nil
 }
 
-// openCached opens the cached copy of d if it is there with the right size.
+// openCached opens the cached copy of d if the cache holds one of the
+// right size. Every copy in the folder is one the cache made (the spool
+// folder is emptied at mount), so its list is the truth and a miss costs
+// no system call.
 func (c *blobCache) openCached(d objects.Digest, size int64) *os.File {
-	f, err := os.Open(c.path(d))
-	if err != nil {
-		return nil
-	}
-	if fi, err := f.Stat(); err != nil || fi.Size() != size {
-		f.Close()
-		return nil
-	}
 	c.mu.Lock()
-	if el, ok := c.items[d]; ok {
+	el, ok := c.items[d]
+	if ok && el.Value.(cachedBlob).size == size {
 		c.lru.MoveToFront(el)
 	}
 	c.mu.Unlock()
+	if !ok || el.Value.(cachedBlob).size != size {
+		return nil
+	}
+	f, err := os.Open(c.path(d))
+	if err != nil {
+		return nil // evicted meanwhile
+	}
 	return f
 }
 
@@ -132,10 +134,11 @@ func (c *blobCache) adopt(d objects.Digest, size int64, name string) error {
 	if err != nil || fi.Size() != size || size == 0 {
 		return errors.Join(err, os.Remove(name))
 	}
-	if _, err := os.Stat(c.path(d)); err == nil {
+	c.mu.Lock()
+	_, have := c.items[d]
+	c.mu.Unlock()
+	if have {
 		return os.Remove(name)
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return errors.Join(err, os.Remove(name))
 	}
 	if err := os.Rename(name, c.path(d)); err != nil {
 		return errors.Join(err, os.Remove(name))
