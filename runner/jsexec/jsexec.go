@@ -489,6 +489,13 @@ func compileOnce(ctx context.Context, root, cacheDir string, wasm []byte) (err e
 	}()
 	rt, err := qjs.New(qjs.Option{CWD: root, Context: ctx, CloseOnContextDone: true, CacheDir: cacheDir,
 		QuickJSWasmBytes: wasm, Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil && cacheDir != "" {
+		// The cache is a shortcut, never a requirement: a confined worker
+		// may read it but not write it, so a module it lacks compiles in
+		// memory.
+		rt, err = qjs.New(qjs.Option{CWD: root, Context: ctx, CloseOnContextDone: true,
+			QuickJSWasmBytes: wasm, Stdout: io.Discard, Stderr: io.Discard})
+	}
 	if err != nil {
 		return fmt.Errorf("jsexec: %w", err)
 	}

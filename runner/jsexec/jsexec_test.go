@@ -2,6 +2,8 @@ package jsexec
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -52,4 +54,20 @@ func runWithEnv(t *testing.T, sb *commandtest.Sandbox, stdin string, environ []s
 	env.Environ = environ
 	code := Spec(Config{}).Func(context.Background(), env)
 	return commandtest.Result{Stdout: out.String(), Stderr: errb.String(), Code: code}
+}
+
+// TestUnusableCache: a compilation cache that cannot be used (a confined
+// worker may read the cache folder but not write it; here the folder is a
+// file) costs a compile in memory, never js-exec itself.
+func TestUnusableCache(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "not-a-folder")
+	if err := os.WriteFile(bad, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sb := commandtest.New(t)
+	// A memory cap of its own: a wasm no other test compiled in this process.
+	r := sb.Run(context.Background(), Spec(Config{CacheDir: bad, MemoryLimit: 40 << 20}).Func, "", "js-exec", "-c", "console.log(6 * 7)")
+	if r.Code != 0 || r.Stdout != "42\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", r.Code, r.Stdout, r.Stderr)
+	}
 }
