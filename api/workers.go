@@ -36,14 +36,10 @@ import (
 // WorkerFD is the descriptor a warm worker finds its socket to the server on.
 const WorkerFD = 3
 
-// Environment variables of a warm worker: the folder it makes its private
-// temporary folder in (runner.Confine's), and its command's /tmp folder
-// (a wsfs-run-* folder, made in advance to spare the command a mkdir). The
-// server removes both when the worker ends.
-const (
-	EnvWorkerTmp     = "WSFS_WORKER_TMPDIR"
-	EnvWorkerScratch = "WSFS_WORKER_SCRATCH"
-)
+// EnvWorkerTmp names the environment variable that gives a warm worker
+// its own folder: it makes its temporary folders there (runner.Confine's,
+// each job's /tmp); the server removes it when the worker ends.
+const EnvWorkerTmp = "WSFS_WORKER_TMPDIR"
 
 // DefaultWorkers is how many warm workers a server keeps ready.
 const DefaultWorkers = 2
@@ -62,9 +58,9 @@ const workerGrace = 2 * time.Minute
 
 // worker is one warm worker process.
 type worker struct {
-	cmd          *exec.Cmd
-	conn         *net.UnixConn // the server's end of the socketpair
-	tmp, scratch string
+	cmd  *exec.Cmd
+	conn *net.UnixConn // the server's end of the socketpair
+	tmp  string
 	// ready is closed when the worker says it waits for a job; result
 	// carries the exit status it reports for each job (having closed the
 	// caller's streams); heard is closed once the server has read all the
@@ -248,17 +244,9 @@ func (p *workerPool) start() (*worker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("api: worker temporary folder: %w", err)
 	}
-	scratch, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", poolScratchPrefix, os.Getpid()))
-	if err != nil {
-		os.Remove(tmp)
-		return nil, fmt.Errorf("api: worker scratch folder: %w", err)
-	}
-	removeDirs := func() {
-		os.RemoveAll(tmp)
-		os.RemoveAll(scratch)
-	}
+	removeDirs := func() { os.RemoveAll(tmp) }
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
-	cmd.Env = append(p.env[:len(p.env):len(p.env)], EnvWorkerTmp+"="+tmp, EnvWorkerScratch+"="+scratch)
+	cmd.Env = append(p.env[:len(p.env):len(p.env)], EnvWorkerTmp+"="+tmp)
 	cmd.ExtraFiles = []*os.File{theirs} // WorkerFD
 	// Not the server's folder: it may be deleted while the server runs.
 	cmd.Dir = "/"
@@ -279,7 +267,7 @@ func (p *workerPool) start() (*worker, error) {
 		removeDirs()
 		return nil, fmt.Errorf("api: worker socket: %w", err)
 	}
-	w := &worker{cmd: cmd, conn: fc.(*net.UnixConn), tmp: tmp, scratch: scratch, ready: make(chan struct{}),
+	w := &worker{cmd: cmd, conn: fc.(*net.UnixConn), tmp: tmp, ready: make(chan struct{}),
 		heard: make(chan struct{}), result: make(chan runwire.Status, 1), done: make(chan struct{})}
 	p.mu.Lock()
 	p.all[w] = true
@@ -531,8 +519,8 @@ func (p *workerPool) close(stop <-chan struct{}) {
 }
 
 // Name prefixes of a worker's folders in the temporary folder, followed by
-// the server's PID: its private folder, and its command's /tmp (a
-// wsfs-run-* folder, as the run protocol wants).
+// the server's PID: its own folder, and (made by servers before workers
+// ran several jobs, swept all the same) its command's /tmp.
 const (
 	poolDirPrefix     = "wsfs-pool-"
 	poolScratchPrefix = "wsfs-run-p"

@@ -62,9 +62,6 @@ type runCaller struct {
 	// confineTmp is where runner.Confine makes its private temporary
 	// folder (the worker's server removes it); "" is $TMPDIR.
 	confineTmp string
-	// scratch is the command's /tmp folder made in advance (a wsfs-run-*
-	// folder in the temp folder); "" makes one.
-	scratch string
 	// jsWarm closes when a warm worker's idle js-exec warm-up has ended; a
 	// script that runs js-exec waits for it (at most jsWarmUpWait) before
 	// preparing its own. Nil: nothing to wait for.
@@ -150,7 +147,7 @@ func runCommand(ctx context.Context, a *app, args []string, rc runCaller) error 
 		defer c.Close()
 	}
 
-	scratch := rc.scratch
+	var scratch string
 	switch {
 	case rc.binding != nil:
 		// The worker's own folder: the server has nothing to remove.
@@ -159,7 +156,7 @@ func runCommand(ctx context.Context, a *app, args []string, rc runCaller) error 
 			return fmt.Errorf("run: making the scratch folder for /tmp: %w", err)
 		}
 		defer os.RemoveAll(scratch)
-	case scratch == "":
+	default:
 		if scratch, err = os.MkdirTemp("", "wsfs-run-"); err != nil {
 			return fmt.Errorf("run: making the scratch folder for /tmp: %w", err)
 		}
@@ -217,20 +214,23 @@ func runCommand(ctx context.Context, a *app, args []string, rc runCaller) error 
 	commands["js-exec"] = jsexec.Spec(js)
 	cfg := runner.Config{Script: script, WorkspaceDir: turn.Dir, ScratchDir: scratch, Cwd: turn.Cwd, Limits: limits,
 		Commands: commands, History: append(turn.History, script), Logger: a.log}
-	// A warm worker's first job prepares js-exec whatever its script: the
-	// worker's later jobs, confined, can read the compiled QuickJS from
-	// the cache folder but not write it (nor can a script that runs
-	// js-exec without naming it, from a file).
+	// js-exec's QuickJS, loaded from (or compiled into) the server's cache
+	// folder while the worker can still write it; once confined it can
+	// only read it, and a module missing there compiles in memory
+	// (seconds). A script that names js-exec waits for a warm worker's
+	// idle warm-up (the default memory cap), then prepares its own cap.
+	// A warm worker's first job also prepares a cap other than the
+	// default, for its later jobs; otherwise it does not wait: the
+	// warm-up goes on once the worker is confined.
 	firstOfWorker := rc.binding != nil && rc.binding.dir == ""
-	if strings.Contains(script, "js-exec") || firstOfWorker {
+	otherCap := js.MemoryLimit > 0 && js.MemoryLimit != jsexec.DefaultMemoryLimit
+	if strings.Contains(script, "js-exec") || firstOfWorker && otherCap {
 		if rc.jsWarm != nil {
 			select {
 			case <-rc.jsWarm:
 			case <-time.After(jsWarmUpWait):
 			}
 		}
-		// js-exec's QuickJS, loaded from (or compiled into) the server's
-		// cache folder while the worker can still read it.
 		if err := jsexec.Prepare(ctx, js); err != nil {
 			a.log.Warn("wsfs run: js-exec could not be prepared; it will compile QuickJS itself", "err", err)
 		}

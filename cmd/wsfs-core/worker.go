@@ -60,6 +60,12 @@ func workerMain(ctx context.Context) int {
 	}
 	defer wc.Close()
 	home := os.Getenv("WSFS_HOME")
+	// Temporary folders go into the worker's own folder, which its
+	// confinement keeps: a warm-up under way when a job confines the
+	// worker goes on.
+	if tmp := os.Getenv(api.EnvWorkerTmp); tmp != "" {
+		os.Setenv("TMPDIR", tmp)
+	}
 	// The connection stays for the worker's jobs: once confined, it may
 	// not be able to dial again.
 	client, dialErr := api.Dial(ctx, home)
@@ -89,7 +95,10 @@ func workerMain(ctx context.Context) int {
 		defer close(jsWarm)
 		warmUpJS(ctx, home, os.Getenv(api.EnvWorkerTmp))
 	}()
-	binding := &workerBinding{scratchRoot: os.Getenv(api.EnvWorkerScratch)}
+	// The worker's folder holds its warm-ups' folders, each job's /tmp
+	// and Confine's private folder: confined, the worker keeps it whole
+	// (a warm-up still under way goes on).
+	binding := &workerBinding{scratchRoot: os.Getenv(api.EnvWorkerTmp)}
 	stopCPUWatch := watchCPULimit(binding)
 	defer stopCPUWatch()
 	code := 0
