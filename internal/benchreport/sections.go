@@ -84,7 +84,7 @@ func jsExec() Section {
 		Title: "js-exec: cold, cached and warm vs just-bash's js-exec",
 		Intro: "wsfs's js-exec runs in the worker's process: cold compiles QuickJS's WebAssembly first (a new process " +
 			"without a cache), \"from cache\" loads it from wazero's compilation cache (a new worker of a running server), " +
-			"warm reuses it (every run after the first). just-bash runs the same script through its CLI, a new node process each time.",
+			"warm reuses it (every run after the first). just-bash runs the same script through its CLI, a new node process each time (Node 22, which its js-exec needs, installed from npm).",
 		Runs: []Run{
 			{Pkg: pkg, Bench: "^BenchmarkStart$/^(cold|cache)$", Benchtime: "1x"},
 			{Pkg: pkg, Bench: "^BenchmarkStart$/^warm$", Benchtime: "1s"},

@@ -3,14 +3,13 @@ package jsexec
 import (
 	"context"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/fastschema/qjs"
 
+	"github.com/wsfs/wsfs/internal/testenv"
 	"github.com/wsfs/wsfs/runner/command/commandtest"
 )
 
@@ -74,29 +73,24 @@ func BenchmarkStart(b *testing.B) {
 }
 
 // BenchmarkJustBash runs the same script through the just-bash CLI
-// (npm just-bash@3.4.2, kept in the user's cache folder and installed with
-// npm when missing), for comparison; "echo" is its start-up floor.
+// (testenv.JustBash; its js-exec under testenv.Node22), for comparison;
+// "echo" is its start-up floor.
 func BenchmarkJustBash(b *testing.B) {
-	bin := justBash(b)
+	script := testenv.JustBash(b)
 	root := b.TempDir()
 	for _, c := range []struct{ name, script string }{
 		{"js-exec", "js-exec -c 'console.log(1)'"},
 		{"echo", "echo 1"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
+			// just-bash's js-exec imports module.stripTypeScriptTypes
+			// (Node 22.13 and later); the machine's node may be older.
+			node := "node"
 			if c.name == "js-exec" {
-				// just-bash's js-exec imports module.stripTypeScriptTypes
-				// (Node 22.13 and later); with an older Node it hangs until
-				// its own 30 s timeout.
-				probe := "process.exit(typeof require('node:module').stripTypeScriptTypes === 'function' ? 0 : 1)"
-				if out, err := exec.Command("node", "-e", probe).CombinedOutput(); err != nil {
-					v, _ := exec.Command("node", "--version").Output()
-					b.Skipf("just-bash's js-exec needs Node's module.stripTypeScriptTypes (Node 22.13+); node here: %s %v %s",
-						strings.TrimSpace(string(v)), err, out)
-				}
+				node = testenv.Node22(b)
 			}
 			cmd := func() (string, error) {
-				out, err := exec.Command(bin, "--javascript", "--allow-write", "--root", root, "-c", c.script).CombinedOutput()
+				out, err := exec.Command(node, script, "--javascript", "--allow-write", "--root", root, "-c", c.script).Output()
 				return string(out), err
 			}
 			if out, err := cmd(); err != nil || out != "1\n" {
@@ -109,24 +103,4 @@ func BenchmarkJustBash(b *testing.B) {
 			}
 		})
 	}
-}
-
-func justBash(b *testing.B) string {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		b.Skipf("no cache folder for just-bash: %v", err)
-	}
-	dir := filepath.Join(cache, "wsfs-bench", "just-bash")
-	bin := filepath.Join(dir, "node_modules", ".bin", "just-bash")
-	if _, err := os.Stat(bin); err == nil {
-		return bin
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		b.Skip("npm is missing: cannot install just-bash@3.4.2 for the comparison")
-	}
-	if out, err := exec.Command(npm, "install", "--prefix", dir, "just-bash@3.4.2").CombinedOutput(); err != nil {
-		b.Skipf("npm install just-bash@3.4.2: %v\n%s", err, out)
-	}
-	return bin
 }
