@@ -87,36 +87,10 @@ func TestConfineInChildProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestConfineChild$", "-test.v")
-	cmd.Env = append(os.Environ(), confineChildEnv+"=1", "TMPDIR="+hostTmp, "WS="+ws, "SCRATCH="+scratch, "OUTSIDE="+outside, "ADDR="+ln.Addr().String())
-	raw, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("child: %v\n%s", err, raw)
-	}
+	go serveAndClose(ln)
 	var out confineOutcome
-	found := false
-	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, "CONFINE-OUTCOME "); ok {
-			if err := json.Unmarshal([]byte(rest), &out); err != nil {
-				t.Fatal(err)
-			}
-			found = true
-		}
-	}
-	if !found {
-		t.Fatalf("child reported nothing:\n%s", raw)
-	}
+	runChild(t, "TestConfineChild", "CONFINE-OUTCOME ", &out, confineChildEnv+"=1", "TMPDIR="+hostTmp, "WS="+ws, "SCRATCH="+scratch,
+		"OUTSIDE="+outside, "ADDR="+ln.Addr().String())
 	t.Logf("child: Landlock ABI %d, filesystem %v, network %v, memory %d, cpu %ds",
 		out.Report.LandlockABI, out.Report.Filesystem, out.Report.Network, out.Report.MemoryBytes, out.Report.CPUSeconds)
 	if out.ConfineErr != "" {
@@ -143,4 +117,40 @@ func TestConfineInChildProcess(t *testing.T) {
 	if out.Report.LandlockABI < 4 {
 		t.Logf("Landlock ABI %d has no network rules: connect not checked", out.Report.LandlockABI)
 	}
+}
+
+// serveAndClose accepts connections on ln and closes them, until ln is
+// closed: something for a confined child to try to reach.
+func serveAndClose(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		c.Close()
+	}
+}
+
+// runChild re-runs the test binary as a child that runs only test (with
+// env added to the environment) and decodes into out the JSON the child
+// printed on the line starting with prefix.
+func runChild(t *testing.T, test, prefix string, out any, env ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^"+test+"$", "-test.v")
+	cmd.Env = append(os.Environ(), env...)
+	raw, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, raw)
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if rest, ok := strings.CutPrefix(line, prefix); ok {
+			if err := json.Unmarshal([]byte(rest), out); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("child reported nothing:\n%s", raw)
 }

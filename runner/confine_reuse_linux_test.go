@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"net"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -122,36 +120,10 @@ func TestConfineReusable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestConfineReusableChild$", "-test.v")
-	cmd.Env = append(os.Environ(), reuseChildEnv+"=1", "TMPDIR="+hostTmp, "WS="+ws, "SCRATCH="+scratch, "RO="+ro, "SOCK="+sock)
-	raw, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("child: %v\n%s", err, raw)
-	}
+	go serveAndClose(ln)
 	var out reuseOutcome
-	found := false
-	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, "REUSE-OUTCOME "); ok {
-			if err := json.Unmarshal([]byte(rest), &out); err != nil {
-				t.Fatal(err)
-			}
-			found = true
-		}
-	}
-	if !found {
-		t.Fatalf("child reported nothing:\n%s", raw)
-	}
+	runChild(t, "TestConfineReusableChild", "REUSE-OUTCOME ", &out, reuseChildEnv+"=1", "TMPDIR="+hostTmp, "WS="+ws, "SCRATCH="+scratch,
+		"RO="+ro, "SOCK="+sock)
 	if out.ConfineErr != "" || out.LimitErr != "" {
 		t.Fatalf("Confine: %s; LimitCPU: %s", out.ConfineErr, out.LimitErr)
 	}
