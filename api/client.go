@@ -91,6 +91,18 @@ func DialSocket(ctx context.Context, socket string) (*Client, error) {
 	return c, nil
 }
 
+// KeepIdle keeps the client's idle connections open for as long as the
+// client lives, rather than closing them after 30 s: a warm worker's, so
+// that its next command needs no new connection (once confined it may not
+// be allowed one) and it holds a steady number of them. The connections
+// idle now (the handshake's) close: their timers already run.
+func (c *Client) KeepIdle() {
+	if t, ok := c.hc.Transport.(*http.Transport); ok {
+		t.IdleConnTimeout = 0
+	}
+	c.hc.CloseIdleConnections()
+}
+
 // Socket is the control socket the client talks to.
 func (c *Client) Socket() string { return c.socket }
 

@@ -70,6 +70,7 @@ func workerMain(ctx context.Context) int {
 	// not be able to dial again.
 	client, dialErr := api.Dial(ctx, home)
 	if client != nil {
+		client.KeepIdle()
 		defer client.Close()
 	}
 	self, _ := user.Current()
@@ -130,6 +131,7 @@ func workerMain(ctx context.Context) int {
 		if client == nil {
 			client, dialErr = api.Dial(ctx, home)
 			if client != nil {
+				client.KeepIdle()
 				defer client.Close()
 			}
 		}
