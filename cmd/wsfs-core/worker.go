@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"os/user"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -154,10 +155,15 @@ func workerMain(ctx context.Context) int {
 	}
 }
 
+// heapAlloc is the heap's objects, garbage included, read without
+// stopping the world (runtime.ReadMemStats would, before every status).
 func heapAlloc() uint64 {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return sample[0].Value.Uint64()
 }
 
 // workerBinding is what a warm worker keeps from one job to the next.
