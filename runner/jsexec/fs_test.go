@@ -127,8 +127,8 @@ func TestLimits(t *testing.T) {
 	if r.Code == 0 || r.Stderr != "js-exec: memory limit 8 MiB reached\n" {
 		t.Errorf("allocation loop: code %d err %q", r.Code, r.Stderr)
 	}
-	// ArrayBuffer contents are outside QuickJS's heap accounting; the wasm
-	// memory cap stops them.
+	// ArrayBuffer contents count too: the limit bounds the engine's whole
+	// memory.
 	r = jsRun(t, sb, Config{MemoryLimit: 8 << 20, Timeout: time.Minute}, "-c", "const a = []; for (;;) a.push(new Uint8Array(1 << 20))")
 	if r.Code == 0 || r.Stderr != "js-exec: memory limit 8 MiB reached\n" {
 		t.Errorf("typed array loop: code %d err %q", r.Code, r.Stderr)

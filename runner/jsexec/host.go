@@ -21,6 +21,7 @@ type host struct {
 	exit int    // status given to process.exit (1 after a fatal error), -1 while running
 	stop func() // stops the engine (cancels its context)
 	lim  limits
+	mem  *engineMemory // the engine's memory, and whether it reached lim.memory
 
 	ctx      context.Context // the run's, for sub-commands
 	start    time.Time
@@ -100,7 +101,9 @@ func (h *host) clock(this *qjs.This) (*qjs.Value, error) {
 // the status is 1.
 func (h *host) fatal(this *qjs.This) (*qjs.Value, error) {
 	if h.exit < 0 {
-		if msg := argString(this, 0); isOutOfMemory(msg) {
+		if h.mem.reachedLimit() {
+			h.env.Limitf("memory limit %s reached", h.lim.memoryText())
+		} else if msg := argString(this, 0); isOutOfMemory(msg) {
 			h.env.Limitf("memory limit %s reached", h.lim.memoryText())
 		} else {
 			fmt.Fprintf(h.env.Stderr, "Uncaught %s\n", mapStack(strings.TrimRight(msg, "\n"), h.maps))

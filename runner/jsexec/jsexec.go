@@ -14,8 +14,10 @@
 // fetch throw.
 //
 // Each run gets a fresh engine with a wall-time limit (a context that
-// wazero checks) and a memory limit (QuickJS's heap limit, and a maximum
-// on the wasm memory for what the heap does not count). Go drives the event
+// wazero checks) and a memory limit on the engine's whole wasm memory,
+// which lies outside the Go heap and stops the engine when it would grow
+// past the limit (linearmem.go; QuickJS's own limit bounds only single
+// allocations under WASI, see wasmPages). Go drives the event
 // loop: QuickJS runs promise jobs at the end of each evaluation, Go sleeps
 // until the next timer. After each macrotask (the script, a timer
 // callback) the prelude runs what Node's processTicksAndRejections runs:
@@ -297,9 +299,14 @@ func (cfg Config) exec(ctx context.Context, env *command.Env, sc script, args []
 			status = h.failure(limitCtx, fmt.Errorf("%v", r))
 		}
 	}()
+	// The engine's memory lies outside the Go heap (linearmem.go) and is
+	// released when the run ends, however the engine stopped. Reaching
+	// the limit stops the engine.
+	h.mem = &engineMemory{limit: uint64(lim.memory), full: stop}
+	defer h.mem.free()
 	rt, err := qjs.New(qjs.Option{
 		CWD:                empty,
-		Context:            runCtx,
+		Context:            h.mem.context(runCtx),
 		CloseOnContextDone: true,
 		MemoryLimit:        lim.memory,
 		CacheDir:           cfg.CacheDir,
@@ -512,6 +519,9 @@ func (h *host) failure(limitCtx context.Context, err error) int {
 	}
 	msg := err.Error()
 	switch {
+	case h.mem != nil && h.mem.reachedLimit():
+		h.env.Limitf("memory limit %s reached", lim.memoryText())
+		return 1
 	case errors.Is(limitCtx.Err(), context.DeadlineExceeded):
 		h.env.Limitf("time limit %s reached", lim.time)
 		return 124

@@ -12,10 +12,10 @@ import (
 	"sync"
 )
 
-// QuickJS's memory limit does not count ArrayBuffer contents, so a script
-// could grow the wasm memory to 4 GiB with typed arrays. capMemory rewrites
-// the module's memory section to declare a maximum, which wazero enforces:
-// memory.grow fails and QuickJS reports "out of memory".
+// QuickJS's memory limit does not bound what a script holds in all (see
+// wasmPages), so a script could grow the wasm memory to 4 GiB. capMemory
+// rewrites the module's memory section to declare a maximum, which wazero
+// enforces: memory.grow fails and QuickJS reports "out of memory".
 
 func uleb(b []byte) (uint64, int, error) {
 	var v uint64
@@ -172,10 +172,18 @@ func wasmWithCap(maxPages uint32) ([]byte, error) {
 	return b, nil
 }
 
-// wasmPages is the wasm memory cap for a QuickJS heap limit: the heap, as
-// much again for ArrayBuffer contents, and 16 MiB for the engine itself.
+// wasmPages is the wasm memory cap for a memory limit: one page more than
+// the limit, so that the run's allocator (engineMemory), not wazero, is
+// the one to refuse a growth past the limit, and knows it happened.
+//
+// The memory limit bounds the engine's whole memory, because QuickJS's own
+// limit is no bound on a script's total: built for WASI, its allocator
+// cannot tell the size of a block (malloc_usable_size is 0 there), so the
+// runtime counts a few bytes per allocation and refuses only a single
+// allocation larger than the limit. The wasm memory holds everything the
+// engine has (heap, strings, ArrayBuffer contents, its stack).
 func wasmPages(memLimit int) uint32 {
-	return uint32((2*int64(memLimit) + 16<<20 + 0xffff) >> 16)
+	return uint32((int64(memLimit)+0xffff)>>16) + 1
 }
 
 // removeStdModules patches QuickJS's wasm in place so that the modules
