@@ -6,7 +6,10 @@
 //
 // Paths handed to an FS are agent paths: absolute ("/workspace/a.txt",
 // "/tmp/x", "/dev/null") or relative to Env.Dir. The agent's view holds
-// only /workspace, /tmp and a few /dev files; everything else does not exist.
+// only /workspace, /tmp, a few /dev files (with /dev/fd/N when a shell runs
+// the command) and, when the runner lists its commands, /bin and /usr/bin
+// holding one empty executable file per command; everything else does not
+// exist.
 package command
 
 import (

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -30,12 +31,53 @@ var devFiles = []string{"null", "stderr", "stdin", "stdout"}
 // and Symlink are *os.LinkError, as the os package returns them, always
 // naming the agent's paths, never host paths. Names of open files are agent
 // paths too.
+//
+// With SetPrograms, /bin and /usr/bin list the runner's commands as
+// executable files (empty, read-only), so that PATH lookups, ls and test -x
+// agree with what runs. With WithFds, /dev/fd/N and /dev/stdin, stdout and
+// stderr name the descriptors of the shell that runs the command.
 type RootFS struct {
-	mounts map[string]*os.Root // "/workspace" → root
-	dir    string
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
+	mounts   map[string]*os.Root // "/workspace" → root
+	dir      string
+	stdin    io.Reader
+	stdout   io.Writer
+	stderr   io.Writer
+	programs *programSet
+	fds      func(n int) (File, bool)
+}
+
+// programSet is the names SetPrograms shows in /bin and /usr/bin.
+type programSet struct {
+	names  map[string]bool
+	sorted []string
+}
+
+// binDirs are the synthetic folders that hold the programs.
+var binDirs = map[string]bool{"/bin": true, "/usr/bin": true}
+
+// SetPrograms shows names as executable files in /bin and /usr/bin (and
+// makes /usr a folder). Call it before the FS is used; views made by
+// WithDir share the set.
+func (r *RootFS) SetPrograms(names []string) {
+	ps := &programSet{names: make(map[string]bool, len(names))}
+	for _, n := range names {
+		if n != "" && !strings.Contains(n, "/") && n != "." && n != ".." && !ps.names[n] {
+			ps.names[n] = true
+			ps.sorted = append(ps.sorted, n)
+		}
+	}
+	sort.Strings(ps.sorted)
+	r.programs = ps
+}
+
+// WithFds returns a view whose /dev/fd/N, /dev/stdin (0), /dev/stdout (1)
+// and /dev/stderr (2) open what fd returns for N: the descriptors of the
+// shell running the command. Closing a file it returns must leave the
+// descriptor open.
+func (r *RootFS) WithFds(fd func(n int) (File, bool)) *RootFS {
+	c := *r
+	c.fds = fd
+	return &c
 }
 
 // NewRootFS maps each agent directory (a direct child of "/", such as
@@ -99,8 +141,10 @@ const (
 	kindMissing  kind = iota // outside every mount and not a /dev file
 	kindMounted              // inside a mount, below its top
 	kindMountTop             // the top of a mount, e.g. /workspace
-	kindSynthDir             // "/" or "/dev"
+	kindSynthDir             // "/", "/dev", "/dev/fd", "/bin", "/usr", "/usr/bin"
 	kindDevFile              // /dev/null, /dev/stdin, …
+	kindDevFd                // /dev/fd/N, open in the shell
+	kindProgram              // /bin/NAME or /usr/bin/NAME: a runner command
 )
 
 // location is a resolved agent path: the mount it lies in and the path
@@ -111,6 +155,7 @@ type location struct {
 	mount string
 	root  *os.Root
 	rel   string
+	fd    File // kindDevFd
 }
 
 func (r *RootFS) locate(abs string) location {
@@ -134,8 +179,29 @@ func (r *RootFS) locate(abs string) location {
 		switch {
 		case rest == "":
 			loc.kind = kindSynthDir
+		case r.fds != nil && rest == "fd":
+			loc.kind = kindSynthDir
+		case r.fds != nil && strings.HasPrefix(rest, "fd/"):
+			if n, err := strconv.Atoi(rest[3:]); err == nil && n >= 0 && strconv.Itoa(n) == rest[3:] {
+				if f, ok := r.fds(n); ok {
+					loc.kind, loc.rel, loc.fd = kindDevFd, rest, f
+				}
+			}
+		case r.fds != nil && (rest == "stdin" || rest == "stdout" || rest == "stderr"):
+			if f, ok := r.fds(map[string]int{"stdin": 0, "stdout": 1, "stderr": 2}[rest]); ok {
+				loc.kind, loc.rel, loc.fd = kindDevFd, rest, f
+			}
 		case isDevFile(rest):
 			loc.kind, loc.rel = kindDevFile, rest
+		}
+		return loc
+	}
+	if r.programs != nil {
+		switch {
+		case binDirs[abs] || abs == "/usr":
+			loc.kind = kindSynthDir
+		case binDirs[path.Dir(abs)] && r.programs.names[path.Base(abs)]:
+			loc.kind, loc.rel = kindProgram, path.Base(abs)
 		}
 	}
 	return loc
@@ -161,9 +227,19 @@ func (loc location) lstat() (fi fs.FileInfo, ok bool) {
 		return syntheticEntry{name: path.Base(loc.abs), mode: fs.ModeDir | 0o755}, true
 	case kindDevFile:
 		return syntheticEntry{name: loc.rel, mode: devMode}, true
+	case kindDevFd:
+		if fi, err := loc.fd.Stat(); err == nil {
+			return renamedInfo{FileInfo: fi, name: path.Base(loc.rel)}, true
+		}
+		return syntheticEntry{name: path.Base(loc.rel), mode: devMode}, true
+	case kindProgram:
+		return syntheticEntry{name: loc.rel, mode: programMode}, true
 	}
 	return nil, false
 }
+
+// programMode is the mode of a program in /bin and /usr/bin.
+const programMode fs.FileMode = 0o755
 
 const devMode = fs.ModeCharDevice | fs.ModeDevice | 0o666
 
@@ -203,7 +279,8 @@ func (r *RootFS) resolve(op, name string, followLast bool) (location, error) {
 				done = next
 				break
 			}
-			if loc.kind == kindDevFile || loc.kind == kindMissing && loc.mount == "/dev" && strings.Count(next, "/") > 2 {
+			if loc.kind == kindDevFile || loc.kind == kindDevFd || loc.kind == kindProgram ||
+				loc.kind == kindMissing && loc.mount == "/dev" && strings.Count(next, "/") > 2 {
 				return location{}, &fs.PathError{Op: op, Path: name, Err: syscall.ENOTDIR}
 			}
 			return location{}, &fs.PathError{Op: op, Path: name, Err: syscall.ENOENT}
@@ -342,6 +419,16 @@ func (r *RootFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error)
 			return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EEXIST}
 		}
 		return r.openDev(name, loc.rel, flag)
+	case kindDevFd:
+		if flag&os.O_EXCL != 0 && flag&os.O_CREATE != 0 {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EEXIST}
+		}
+		return loc.fd, nil
+	case kindProgram:
+		if writing {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EACCES}
+		}
+		return &programFile{name: loc.abs}, nil
 	case kindSynthDir:
 		if writing {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
@@ -380,14 +467,35 @@ func (r *RootFS) openDev(name, dev string, flag int) (File, error) {
 
 func (r *RootFS) syntheticEntries(dir string) []fs.DirEntry {
 	var out []fs.DirEntry
-	if dir == "/" {
+	folder := func(name string) { out = append(out, syntheticEntry{name: name, mode: fs.ModeDir | 0o755}) }
+	switch {
+	case dir == "/":
 		for m := range r.mounts {
-			out = append(out, syntheticEntry{name: m[1:], mode: fs.ModeDir | 0o755})
+			folder(m[1:])
 		}
-		out = append(out, syntheticEntry{name: "dev", mode: fs.ModeDir | 0o755})
-	} else {
+		folder("dev")
+		if r.programs != nil {
+			folder("bin")
+			folder("usr")
+		}
+	case dir == "/usr":
+		folder("bin")
+	case binDirs[dir]:
+		for _, n := range r.programs.sorted {
+			out = append(out, syntheticEntry{name: n, mode: programMode})
+		}
+	case dir == "/dev/fd":
+		for n := 0; n < maxListedFd; n++ {
+			if _, ok := r.fds(n); ok {
+				out = append(out, syntheticEntry{name: strconv.Itoa(n), mode: devMode})
+			}
+		}
+	default:
 		for _, d := range devFiles {
 			out = append(out, syntheticEntry{name: d, mode: devMode})
+		}
+		if r.fds != nil {
+			folder("fd")
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
@@ -454,6 +562,9 @@ func (r *RootFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return ents, nil
 }
 
+// maxListedFd bounds the descriptors `ls /dev/fd` looks at.
+const maxListedFd = 1024
+
 // opClass tells entry operations how to answer for names outside the
 // mounts' insides.
 type opClass int
@@ -506,7 +617,7 @@ func (r *RootFS) entry(op, name string, class opClass) (location, error) {
 		if op == "link" && class == opRead {
 			errno = syscall.EPERM
 		}
-	case kindDevFile:
+	case kindDevFile, kindDevFd, kindProgram:
 		errno = map[opClass]syscall.Errno{opCreate: syscall.EEXIST, opRemove: syscall.EACCES, opRead: syscall.EINVAL}[class]
 		if op == "link" && class == opRead {
 			errno = syscall.EXDEV

@@ -467,3 +467,95 @@ func TestRootFSTrailingSlashOnLinks(t *testing.T) {
 		t.Errorf("rmdir newdir/: %v", err)
 	}
 }
+
+func TestProgramsInBinFolders(t *testing.T) {
+	s := commandtest.New(t)
+	if _, err := s.FS.Stat("/usr/bin"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("/usr/bin without programs: %v", err)
+	}
+	s.FS.SetPrograms([]string{"cat", "ls", "cat", "../x", ""})
+	for _, dir := range []string{"/bin", "/usr/bin"} {
+		ents, err := s.FS.ReadDir(dir)
+		if err != nil || len(ents) != 2 || ents[0].Name() != "cat" || ents[1].Name() != "ls" {
+			t.Fatalf("%s: %v %v", dir, ents, err)
+		}
+		fi, err := s.FS.Stat(dir + "/cat")
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o755 || fi.Size() != 0 {
+			t.Fatalf("%s/cat: %v %v", dir, fi, err)
+		}
+		f, err := s.FS.Open(dir + "/ls")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, err := io.ReadAll(f); err != nil || len(data) != 0 {
+			t.Fatalf("read %s/ls: %q %v", dir, data, err)
+		}
+		f.Close()
+		if _, err := s.FS.OpenFile(dir+"/cat", os.O_WRONLY|os.O_TRUNC, 0); !errors.Is(err, syscall.EACCES) {
+			t.Fatalf("write %s/cat: %v", dir, err)
+		}
+		for _, op := range []func() error{
+			func() error { return s.FS.Remove(dir + "/cat") },
+			func() error { return s.FS.Mkdir(dir+"/new", 0o755) },
+			func() error { _, err := s.FS.OpenFile(dir+"/new", os.O_CREATE|os.O_WRONLY, 0o644); return err },
+		} {
+			if err := op(); err == nil {
+				t.Fatalf("%s: a change in a synthetic folder succeeded", dir)
+			}
+		}
+	}
+	if _, err := s.FS.Stat("/bin/nosuch"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("/bin/nosuch: %v", err)
+	}
+	if _, err := s.FS.Stat("/bin/cat/x"); !errors.Is(err, syscall.ENOTDIR) {
+		t.Fatalf("/bin/cat/x: %v", err)
+	}
+	ents, err := s.FS.ReadDir("/")
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if err != nil || strings.Join(names, " ") != "bin dev tmp usr workspace" {
+		t.Fatalf("/: %v %v", names, err)
+	}
+}
+
+func TestDevFdThroughTheShell(t *testing.T) {
+	s := commandtest.New(t)
+	open := map[int]string{0: "in", 3: "three"}
+	view := s.FS.WithFds(func(n int) (command.File, bool) {
+		text, ok := open[n]
+		if !ok {
+			return nil, false
+		}
+		f, err := os.CreateTemp(t.TempDir(), "fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(text)
+		f.Seek(0, io.SeekStart)
+		t.Cleanup(func() { f.Close() })
+		return f, true
+	})
+	for name, want := range map[string]string{"/dev/fd/3": "three", "/dev/stdin": "in", "/dev/fd/0": "in"} {
+		f, err := view.Open(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if data, _ := io.ReadAll(f); string(data) != want {
+			t.Fatalf("%s: %q", name, data)
+		}
+	}
+	for _, name := range []string{"/dev/fd/4", "/dev/fd/03", "/dev/fd/x", "/dev/stdout"} {
+		if _, err := view.Open(name); err == nil {
+			t.Fatalf("%s opened", name)
+		}
+	}
+	ents, err := view.ReadDir("/dev/fd")
+	if err != nil || len(ents) != 2 || ents[0].Name() != "0" || ents[1].Name() != "3" {
+		t.Fatalf("/dev/fd: %v %v", ents, err)
+	}
+	if _, err := s.FS.Stat("/dev/fd/3"); err == nil {
+		t.Fatal("/dev/fd/3 exists without a shell")
+	}
+}

@@ -186,3 +186,27 @@ func (f *mountFile) WriteTo(w io.Writer) (int64, error) {
 // viewEpoch is the time the synthetic directories and devices show: when
 // the process started, stable for the whole command.
 var viewEpoch = time.Now()
+
+// programFile is an open /bin/NAME: an empty, read-only file (the program
+// is Go code in the runner, not bytes an agent could read).
+type programFile struct {
+	name string
+}
+
+func (p *programFile) Read([]byte) (int, error) { return 0, io.EOF }
+func (p *programFile) Write([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "write", Path: p.name, Err: syscall.EBADF}
+}
+func (p *programFile) ReadAt([]byte, int64) (int, error) { return 0, io.EOF }
+func (p *programFile) Seek(int64, int) (int64, error)    { return 0, nil }
+func (p *programFile) Close() error                      { return nil }
+func (p *programFile) Name() string                      { return p.name }
+func (p *programFile) Truncate(int64) error {
+	return &fs.PathError{Op: "truncate", Path: p.name, Err: syscall.EACCES}
+}
+func (p *programFile) Stat() (fs.FileInfo, error) {
+	return syntheticEntry{name: path.Base(p.name), mode: programMode}, nil
+}
+func (p *programFile) ReadDir(int) ([]fs.DirEntry, error) {
+	return nil, &fs.PathError{Op: "readdirent", Path: p.name, Err: syscall.ENOTDIR}
+}
