@@ -6,7 +6,7 @@ import "fmt"
 // their results are laid out. The benchtimes keep a whole `make bench`
 // under about ten minutes on the 2-core machine.
 func Sections() []Section {
-	return []Section{fileSystem(), commands(), jsExec(), commitScaling(), stores()}
+	return []Section{fileSystem(), commands(), shell(), jsExec(), commitScaling(), stores()}
 }
 
 func fileSystem() Section {
@@ -65,6 +65,31 @@ func commands() Section {
 			{Title: "Median", Metric: "p50-ms", Columns: cols, Subjects: cols[:1], Baselines: cols[1:], Cells: cells},
 			{Title: "Mean", Metric: "ns/op", Columns: cols, Subjects: cols[:1], Baselines: cols[1:], Cells: append(cells, inProcess...)},
 		},
+	}
+}
+
+func shell() Section {
+	const pkg = "./runner"
+	const wsfs, mvdan, bash = "wsfs interpreter", "mvdan/sh interp", "bash -c"
+	var cells []Cell
+	for _, s := range []struct{ bench, label string }{
+		{"echo", "echo hi"},
+		{"arith-loop", "a 10,000-iteration arithmetic loop"},
+		{"string-build", "string building (2,000 appends)"},
+		{"func-calls", "a chain of 100 function calls, 100 times"},
+	} {
+		for _, c := range []struct{ sub, col string }{{"wsfs", wsfs}, {"mvdan", mvdan}, {"bash", bash}} {
+			cells = append(cells, Cell{Pkg: pkg, Name: "BenchmarkShell/" + s.bench + "/" + c.sub, Row: s.label, Col: c.col})
+		}
+	}
+	return Section{
+		Title: "The shell: the runner's interpreter vs mvdan/sh's interp vs bash -c",
+		Intro: "The same scripts through runner.Run in process (parse, view, interpret, tear down), through " +
+			"mvdan/sh's interp package in process (the interpreter the runner used before its own, kept as a " +
+			"baseline in the benchmark only) and through GNU bash started for each run (its start-up included).",
+		Runs: []Run{{Pkg: pkg, Bench: "^BenchmarkShell$", Benchtime: "1s"}},
+		Comparisons: []Comparison{{Metric: "ns/op", Columns: []string{wsfs, mvdan, bash},
+			Subjects: []string{wsfs}, Baselines: []string{mvdan, bash}, Cells: cells}},
 	}
 }
 
