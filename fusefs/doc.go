@@ -34,10 +34,16 @@
 // it is closed, so a commit made by the autocommit sees each file as of
 // its last close.
 //
-// Snapshot commits the live tree as a revision: the changed files are hashed
-// and uploaded in parallel, then only the trees on changed paths are written
-// (clean directories keep their digests), then meta.CommitTree records the
-// revision with the stale-revision check. Edits made directly on the mount
+// Snapshot commits the live tree as a revision: under the workspace's lock
+// it freezes the changed part of the tree (pinning the spools of the
+// changed files), then, without the lock, the changed files are hashed and
+// uploaded in parallel, only the trees on changed paths are written (clean
+// directories keep their digests) and meta.CommitTree records the revision
+// with the stale-revision check; a short lock then installs the digests
+// and clears the dirty marks of what did not change meanwhile. Edits made
+// during the upload stay dirty for the next commit and are never lost; a
+// file written during it moves to a new spool, so the commit keeps the
+// content it froze. Edits made directly on the mount
 // are committed after a quiet period (Options.QuietPeriod, default 2 s) and
 // at Unmount. Reload makes the live tree the head again after a change made
 // elsewhere and tells the kernel to drop its cached entries.
@@ -65,6 +71,27 @@
 //   - Byte-range locks: the kernel's local locks; FUSE locking is not implemented.
 //   - Ownership: every file belongs to the mount's user; chown is accepted
 //     and changes nothing, so tar and cp -p as root do not fail.
+//
+// # Locks
+//
+// No lock that a getattr needs is held across store I/O: one slow GET or
+// PUT stalls the operation that needs it, not the workspace. The order,
+// outermost first (none is taken while holding one below it):
+//
+//  1. FS.mu: the table of workspaces, tenants and holds.
+//  2. workspace.commitMu: one commit of a workspace at a time, held across
+//     its uploads and CommitTree.
+//  3. entry.io: the store and spool I/O of one entry (fetching its blob,
+//     copying it to a spool, reading its tree), one entry at a time. Taken
+//     only without workspace.mu: an operation that needs I/O lets go of
+//     workspace.mu, takes entry.io, does the I/O, takes workspace.mu again
+//     and checks that the entry is still as it was (load, makeWritable,
+//     openBlob; operations that check several things before changing any,
+//     like rename, start again when that happened: retrying).
+//  4. workspace.mu: the live tree, its counters and quotas. Held only for
+//     memory work and local spool calls, never across store I/O.
+//  5. blobCache.mu: the cache's list (its per-digest fetch locks are taken
+//     under entry.io, never under workspace.mu).
 //
 // Kernel caching is set explicitly (entry, attribute and negative timeouts,
 // 1 s by default): go-fuse applies its default only when its options are nil.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -14,7 +15,8 @@ import (
 // entry is one file, directory or symlink of a workspace's live tree. The
 // live tree is the truth of a mounted workspace; FUSE nodes are thin
 // wrappers that point at entries, so renames move entries and the kernel's
-// inodes follow. Every field is guarded by the workspace's mutex.
+// inodes follow. Every field is guarded by the workspace's mutex, except
+// io, which is taken without it (see the package doc's lock order).
 type entry struct {
 	ino    uint64
 	kind   meta.EntryKind
@@ -29,6 +31,19 @@ type entry struct {
 	// directory, that its tree must be written again (a change in it or
 	// below it); for a file, its content, mode or mtime.
 	dirty bool
+	// ver counts the changes to the entry and below it (markDirty), so a
+	// commit that ran without the lock clears only the dirty marks of
+	// entries that did not change while it uploaded.
+	ver uint64
+
+	// io serialises the store and spool I/O made for this entry outside
+	// the workspace's mutex: fetching its blob, copying it to a spool,
+	// reading its tree.
+	io sync.Mutex
+	// pin is set while a commit uploads the spool of this file; the
+	// pinned spool is read without the lock, so it is never written: a
+	// write first moves the file to a copy (prepareSpool).
+	pin *spoolPin
 
 	// Files. Content is the blob digest while spool is ""; once written
 	// to, the content lives in the spool file at path spool (private to
@@ -82,7 +97,23 @@ func (e *entry) childPath(name string) string {
 func (e *entry) markDirty() {
 	for p := e; p != nil; p = p.parent {
 		p.dirty = true
+		p.ver++
 	}
+}
+
+// spoolPin is a spool a commit is uploading. Once a write moves the file
+// to a new spool, old holds the pinned spool's descriptor (reads that
+// raced with the move may still use it) until the commit is done with it.
+type spoolPin struct {
+	spool string
+	old   *os.File
+	moved bool
+}
+
+// writable reports whether e's spool may be written now: it has one, and
+// no commit is reading it.
+func (e *entry) writable() bool {
+	return e.spool != "" && (e.pin == nil || e.pin.moved)
 }
 
 // fileMode returns the mode as stat reports it.
@@ -108,7 +139,7 @@ func (e *entry) sortedNames() []string {
 
 // releaseLocal drops the spool file of an entry nobody can reach any more.
 func (e *entry) releaseLocal() {
-	if e.spool != "" && e.unlinked && e.openers == 0 {
+	if e.spool != "" && e.unlinked && e.openers == 0 && (e.pin == nil || e.pin.moved) {
 		e.closeLocal()
 		os.Remove(e.spool)
 		e.spool = ""
@@ -136,7 +167,7 @@ func (e *entry) closeIdle() {
 // where reads find it, so open descriptors and spool space follow the
 // files in use, not every file ever written. The caller holds ws.mu.
 func (ws *workspace) retireSpool(e *entry) {
-	if e.spool == "" || e.dirty || e.openers > 0 || e.unlinked || e.kind != meta.KindFile {
+	if e.spool == "" || e.dirty || e.openers > 0 || e.unlinked || e.kind != meta.KindFile || e.pin != nil {
 		return
 	}
 	e.closeLocal()

@@ -72,11 +72,22 @@ type envOption func(*Options)
 
 func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
+	return newEnvStore(t, nil, opts...)
+}
+
+// newEnvStore mounts a fresh home whose folder store is seen through wrap
+// (nil: as it is).
+func newEnvStore(t testing.TB, wrap func(objects.Store) objects.Store, opts ...envOption) *env {
+	t.Helper()
 	requireFUSE(t)
 	home := t.TempDir()
+	var st objects.Store
 	st, err := objects.OpenDir(filepath.Join(home, "objects"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if wrap != nil {
+		st = wrap(st)
 	}
 	ctx := context.Background()
 	db, err := meta.Open(ctx, filepath.Join(home, "meta.db"), st, meta.Options{NoSync: true})

@@ -118,7 +118,8 @@ func (n *wsNode) Setattr(ctx context.Context, fh gofs.FileHandle, in *fuse.SetAt
 }
 
 // truncate sets a file's size, checking the quotas when it grows. The
-// caller holds ws.mu.
+// caller holds ws.mu, which truncate may let go of while it fetches the
+// file's content (makeWritable).
 func (ws *workspace) truncate(ctx context.Context, e *entry, size int64) syscall.Errno {
 	if size == e.size && e.spool != "" {
 		return 0
@@ -127,20 +128,23 @@ func (ws *workspace) truncate(ctx context.Context, e *entry, size int64) syscall
 		return MapErrno(err)
 	}
 	defer e.closeIdle()
-	oldSize := e.size
-	if size == 0 && e.spool == "" {
+	var err error
+	if size == 0 && !e.writable() {
 		// Nothing worth copying: start from an empty spool.
-		e.size = 0
+		err = ws.newSpool(e)
+	} else {
+		err = ws.makeWritable(ctx, e)
+		if err == nil && size > e.size {
+			err = ws.checkSize(e, size) // e may have changed while the lock was let go
+		}
 	}
-	err := ws.materialize(ctx, e)
-	e.size = oldSize
 	if err != nil {
 		return MapErrno(err)
 	}
 	if err := e.local.Truncate(size); err != nil {
 		return MapErrno(err)
 	}
-	ws.bytes += size - oldSize
+	ws.bytes += size - e.size
 	e.size = size
 	now := time.Now()
 	e.mtime, e.ctime = now, now
@@ -189,14 +193,14 @@ func (n *wsNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
 
 // prepareNew checks that name can be added to d as one new entry.
 func (ws *workspace) prepareNew(ctx context.Context, d *entry, name string) syscall.Errno {
-	if d.unlinked {
-		return syscall.ENOENT
-	}
 	if len(name) > nameMax {
 		return syscall.ENAMETOOLONG
 	}
 	if err := ws.load(ctx, d); err != nil {
 		return MapErrno(err)
+	}
+	if d.unlinked {
+		return syscall.ENOENT
 	}
 	if _, ok := d.children[name]; ok {
 		return syscall.EEXIST
@@ -236,7 +240,7 @@ func (n *wsNode) Create(ctx context.Context, name string, flags uint32, mode uin
 	}
 	c := &entry{kind: meta.KindFile, mode: mode & 0o7777}
 	ws.add(d, name, c)
-	if err := ws.materialize(ctx, c); err != nil {
+	if err := ws.newSpool(c); err != nil {
 		delete(d.children, name)
 		ws.entries--
 		return nil, nil, 0, MapErrno(err)
@@ -341,7 +345,10 @@ func (n *wsNode) Rmdir(ctx context.Context, name string) syscall.Errno {
 	ws := n.ws
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	d := n.e
+	return ws.retrying(func() syscall.Errno { return ws.rmdir(ctx, n.e, name) })
+}
+
+func (ws *workspace) rmdir(ctx context.Context, d *entry, name string) syscall.Errno {
 	if err := ws.load(ctx, d); err != nil {
 		return MapErrno(err)
 	}
@@ -379,7 +386,10 @@ func (n *wsNode) Rename(ctx context.Context, name string, newParent gofs.InodeEm
 	ws := n.ws
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	src, dst := n.e, np.e
+	return ws.retrying(func() syscall.Errno { return ws.rename(ctx, n.e, name, np.e, newName, flags) })
+}
+
+func (ws *workspace) rename(ctx context.Context, src *entry, name string, dst *entry, newName string, flags uint32) syscall.Errno {
 	if dst.unlinked {
 		return syscall.ENOENT
 	}
@@ -535,19 +545,22 @@ func (n *wsNode) Open(ctx context.Context, flags uint32) (gofs.FileHandle, uint3
 			return fail(errno)
 		}
 	}
-	switch {
-	case e.spool != "":
-		if err := ws.materialize(ctx, e); err != nil {
-			ws.fsys.log.Error("fusefs: cannot open a file's spool", "workspace", ws.name, "path", e.path(), "err", err)
-			return fail(MapErrno(err))
-		}
-	case !write && e.size > 0:
-		f, err := ws.fsys.blobs.open(ctx, e.digest, e.size)
+	if !write && e.spool == "" && e.size > 0 {
+		// Fetched under e.io, without ws.mu: a slow store stalls this
+		// open, not the workspace.
+		f, err := ws.openBlob(ctx, e)
 		if err != nil {
-			ws.fsys.logBlobError(ws.name, e.path(), e.digest, err)
 			return fail(MapErrno(err))
 		}
 		h.blob = f
+	}
+	if e.spool != "" && e.local == nil {
+		f, err := os.OpenFile(e.spool, os.O_RDWR, 0)
+		if err != nil {
+			ws.fsys.log.Error("fusefs: cannot open a file's spool", "workspace", ws.name, "path", e.path(), "err", err)
+			return fail(MapErrno(err))
+		}
+		e.local = f
 	}
 	return h, 0, 0
 }
@@ -603,26 +616,32 @@ func (h *fileHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.Rea
 	ws := h.ws
 	ws.mu.Lock()
 	e := h.e
-	src, size := e.local, e.size
-	if e.spool != "" && src == nil {
+	if e.spool != "" && e.local == nil {
 		// Not expected (an open handle keeps the descriptor open), but
 		// the spool, not the stale blob, holds the content.
-		if err := ws.materialize(ctx, e); err != nil {
+		f, err := os.OpenFile(e.spool, os.O_RDWR, 0)
+		if err != nil {
 			ws.mu.Unlock()
 			return nil, MapErrno(err)
 		}
-		src = e.local
+		e.local = f
 	}
-	if src == nil {
-		if h.blob == nil && e.size > 0 {
-			f, err := ws.fsys.blobs.open(ctx, e.digest, e.size)
-			if err != nil {
-				ws.fsys.logBlobError(ws.name, e.path(), e.digest, err)
-				ws.mu.Unlock()
-				return nil, MapErrno(err)
-			}
-			h.blob = f
+	if e.spool == "" && h.blob == nil && e.size > 0 {
+		f, err := ws.openBlob(ctx, e)
+		if err != nil {
+			ws.mu.Unlock()
+			return nil, MapErrno(err)
 		}
+		if f != nil {
+			if h.blob != nil { // another read on this handle fetched it too
+				f.Close()
+			} else {
+				h.blob = f
+			}
+		}
+	}
+	src, size := e.local, e.size
+	if e.spool == "" {
 		src = h.blob
 	}
 	ws.mu.Unlock()
@@ -641,13 +660,13 @@ func (h *fileHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.Rea
 
 func (h *fileHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
 	ws := h.ws
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	e := h.e
 	if !h.write {
 		return 0, syscall.EBADF
 	}
-	if err := ws.materialize(ctx, e); err != nil {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	e := h.e
+	if err := ws.makeWritable(ctx, e); err != nil {
 		return 0, MapErrno(err)
 	}
 	if h.appendOnly {
@@ -716,6 +735,12 @@ func (h *fileHandle) Allocate(ctx context.Context, off uint64, size uint64, mode
 	case 0:
 		end := int64(off + size)
 		if end <= h.e.size {
+			return 0
+		}
+		if err := ws.makeWritable(ctx, h.e); err != nil {
+			return MapErrno(err)
+		}
+		if end <= h.e.size { // it grew while the lock was let go
 			return 0
 		}
 		return ws.truncate(ctx, h.e, end)

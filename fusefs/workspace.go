@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -34,6 +35,9 @@ type workspace struct {
 	spoolDir  string
 	spoolSeq  uint64
 	rootInode *wsNode // the FUSE node of the root, once looked up
+	dropped   bool    // load let go of mu (see retrying)
+
+	commitMu sync.Mutex // one commit at a time; taken before mu
 }
 
 // Refusal is a write the quotas refused, kept for the runner to print.
@@ -74,17 +78,30 @@ func (ws *workspace) reset(w meta.Workspace) {
 	ws.bytes = w.Usage.Bytes
 }
 
-// load reads a directory's children from its committed tree.
+// load reads a directory's children from its committed tree. The caller
+// holds ws.mu; when the tree must be read, load lets go of it for the read
+// (made under d.io) and takes it again, setting ws.dropped, so a caller
+// that checked something before must check it again (see retrying).
 func (ws *workspace) load(ctx context.Context, d *entry) error {
-	if d.children != nil {
-		return nil
-	}
-	children := map[string]*entry{}
-	if !d.tree.IsZero() {
-		t, err := ws.fsys.db.ReadTree(ctx, d.tree)
+	for d.children == nil {
+		if d.tree.IsZero() {
+			d.children = map[string]*entry{}
+			return nil
+		}
+		digest := d.tree
+		ws.mu.Unlock()
+		d.io.Lock()
+		t, err := ws.fsys.db.ReadTree(ctx, digest)
+		d.io.Unlock()
+		ws.mu.Lock()
 		if err != nil {
 			return fmt.Errorf("fusefs: %s: reading directory %q: %w", ws.name, d.path(), err)
 		}
+		ws.dropped = true
+		if d.children != nil || d.tree != digest {
+			continue // loaded meanwhile, or reset by a reload
+		}
+		children := make(map[string]*entry, len(t.Entries))
 		for _, te := range t.Entries {
 			c := &entry{ino: ws.fsys.nextIno(), kind: te.Kind, mode: uint32(te.Mode.Perm()) | modeExtra(te.Mode),
 				mtime: te.MTime, ctime: te.MTime, atime: te.MTime, parent: d, name: te.Name}
@@ -101,9 +118,23 @@ func (ws *workspace) load(ctx context.Context, d *entry) error {
 				d.subdirs++
 			}
 		}
+		d.children = children
 	}
-	d.children = children
 	return nil
+}
+
+// retrying runs op under ws.mu (held by the caller) again from the start
+// whenever it had to let go of the lock to read a tree, so that an
+// operation that checks several things before it changes anything sees
+// them all at one moment. The trees read stay loaded, so it ends.
+func (ws *workspace) retrying(op func() syscall.Errno) syscall.Errno {
+	for {
+		ws.dropped = false
+		errno := op()
+		if !ws.dropped {
+			return errno
+		}
+	}
 }
 
 // refuse records a quota refusal and returns it.
@@ -153,175 +184,387 @@ func (ws *workspace) touched(e *entry) {
 	ws.changed = time.Now()
 }
 
-// materialize gives file e a private spool file holding its content, open
-// in e.local, so it can be written. The caller holds ws.mu; one that holds
-// no handle on e closes the descriptor again when done (closeIdle).
-func (ws *workspace) materialize(ctx context.Context, e *entry) error {
-	if e.local != nil {
-		return nil
+// makeWritable gives file e a spool it may write, open in e.local. The
+// caller holds ws.mu; when the content must first be fetched from the
+// store, or copied away from a spool a commit is reading, makeWritable
+// lets go of the lock for that (prepareSpool) and takes it again, so the
+// caller reads e's state only after it returns. A caller that holds no
+// handle on e closes the descriptor again when done (closeIdle).
+func (ws *workspace) makeWritable(ctx context.Context, e *entry) error {
+	for !e.writable() {
+		if e.size == 0 && e.spool == "" {
+			// Nothing to fetch: start from an empty spool.
+			return ws.newSpool(e)
+		}
+		ws.mu.Unlock()
+		err := ws.prepareSpool(ctx, e)
+		ws.mu.Lock()
+		if err != nil {
+			return err
+		}
 	}
-	if e.spool != "" {
+	if e.local == nil {
 		f, err := os.OpenFile(e.spool, os.O_RDWR, 0)
 		if err != nil {
 			return fmt.Errorf("fusefs: %s: reopening the spool of %q: %w", ws.name, e.path(), err)
 		}
 		e.local = f
-		return nil
 	}
-	ws.spoolSeq++
-	f, err := os.OpenFile(filepath.Join(ws.spoolDir, fmt.Sprintf("%d-%d", e.ino, ws.spoolSeq)), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("fusefs: %s: spool for %q: %w", ws.name, e.path(), err)
-	}
-	if e.size > 0 {
-		src, err := ws.fsys.blobs.open(ctx, e.digest, e.size)
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			ws.fsys.logBlobError(ws.name, e.path(), e.digest, err)
-			return err
-		}
-		_, err = io.Copy(f, io.NewSectionReader(src, 0, e.size))
-		src.Close()
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			return fmt.Errorf("fusefs: %s: copying %q to the spool: %w", ws.name, e.path(), err)
-		}
-	}
-	e.local, e.spool = f, f.Name()
 	return nil
 }
 
-// commit writes the live tree as a revision on top of base. It holds
-// ws.mu throughout, so the snapshot is consistent: nothing changes the
-// tree while its blobs upload.
-func (ws *workspace) commit(ctx context.Context, base meta.RevNum, cwd string, info meta.CommitInfo) (meta.Revision, bool, error) {
+// newSpool gives e a new empty spool, the pinned one (if any) left to its
+// commit. The caller holds ws.mu.
+func (ws *workspace) newSpool(e *entry) error {
+	f, err := ws.createSpool(e)
+	if err != nil {
+		return err
+	}
+	ws.installSpool(e, f)
+	return nil
+}
+
+func (ws *workspace) createSpool(e *entry) (*os.File, error) {
+	ws.spoolSeq++
+	f, err := os.OpenFile(filepath.Join(ws.spoolDir, fmt.Sprintf("%d-%d", e.ino, ws.spoolSeq)), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("fusefs: %s: spool for %q: %w", ws.name, e.path(), err)
+	}
+	return f, nil
+}
+
+// installSpool makes f e's spool. A pinned spool stays with its commit,
+// its descriptor kept open for reads that raced with the move. The caller
+// holds ws.mu.
+func (ws *workspace) installSpool(e *entry, f *os.File) {
+	if e.pin != nil && !e.pin.moved && e.spool == e.pin.spool {
+		e.pin.moved = true
+		e.pin.old = e.local
+	} else {
+		e.closeLocal()
+		if e.spool != "" {
+			os.Remove(e.spool)
+		}
+	}
+	e.local, e.spool = f, f.Name()
+}
+
+// prepareSpool copies e's content into a new spool: from its blob (fetched
+// and verified) when it has no spool, from its pinned spool when a commit
+// is reading that one. It runs without ws.mu, under e.io, and installs the
+// copy only if e is still as it found it.
+func (ws *workspace) prepareSpool(ctx context.Context, e *entry) error {
+	e.io.Lock()
+	defer e.io.Unlock()
+	ws.mu.Lock()
+	if e.writable() || (e.size == 0 && e.spool == "") {
+		ws.mu.Unlock()
+		return nil
+	}
+	digest, size, from, p := e.digest, e.size, e.spool, e.path()
+	dst, err := ws.createSpool(e)
+	ws.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	var src *os.File
+	if from != "" {
+		src, err = os.Open(from) // pinned: nobody writes it
+	} else {
+		src, err = ws.fsys.blobs.open(ctx, digest, size)
+		if err != nil {
+			ws.fsys.logBlobError(ws.name, p, digest, err)
+		}
+	}
+	if err == nil {
+		_, err = io.Copy(dst, io.NewSectionReader(src, 0, size))
+		src.Close()
+		if err != nil {
+			err = fmt.Errorf("fusefs: %s: copying %q to the spool: %w", ws.name, p, err)
+		}
+	}
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	if !ws.root.dirty && (cwd == "" || cwd == ws.cwd) {
-		if base != ws.head {
-			return meta.Revision{}, false, fmt.Errorf("fusefs: commit to %s: %w: base revision %d, but the head is %d", ws.name, meta.ErrStale, base, ws.head)
+	if err != nil || e.spool != from || e.size != size || e.digest != digest || e.writable() {
+		dst.Close()
+		os.Remove(dst.Name())
+		return err // a nil error with nothing installed: the caller looks again
+	}
+	ws.installSpool(e, dst)
+	return nil
+}
+
+// openBlob opens the verified copy of file e's committed content for
+// reading, fetching it from the store under e.io without ws.mu (which the
+// caller holds, and holds again on return). It returns nil, nil when the
+// content moved to a spool meanwhile: the caller reads that instead.
+func (ws *workspace) openBlob(ctx context.Context, e *entry) (*os.File, error) {
+	for e.spool == "" && e.size > 0 {
+		digest, size, p := e.digest, e.size, e.path()
+		ws.mu.Unlock()
+		e.io.Lock()
+		f, err := ws.fsys.blobs.open(ctx, digest, size)
+		e.io.Unlock()
+		ws.mu.Lock()
+		if err != nil {
+			ws.fsys.logBlobError(ws.name, p, digest, err)
+			return nil, err
 		}
-		rev, err := ws.fsys.db.Show(ctx, meta.Ref{Workspace: ws.name, Rev: ws.head})
+		if e.spool == "" && e.digest == digest && e.size == size {
+			return f, nil
+		}
+		f.Close()
+	}
+	return nil, nil
+}
+
+// commit writes the live tree as a revision on top of base. It holds
+// ws.mu only to freeze the changed part of the tree and to install the
+// result: the uploads, the trees and the revision are written without it,
+// so the mount keeps answering. Edits made meanwhile stay dirty for the
+// next commit; a file written meanwhile moves to a new spool, and the
+// commit keeps the content it froze. Commits of one workspace run one at
+// a time (ws.commitMu).
+func (ws *workspace) commit(ctx context.Context, base meta.RevNum, cwd string, info meta.CommitInfo) (meta.Revision, bool, error) {
+	ws.commitMu.Lock()
+	defer ws.commitMu.Unlock()
+	ws.mu.Lock()
+	if !ws.root.dirty && (cwd == "" || cwd == ws.cwd) {
+		head := ws.head
+		ws.mu.Unlock()
+		if base != head {
+			return meta.Revision{}, false, fmt.Errorf("fusefs: commit to %s: %w: base revision %d, but the head is %d", ws.name, meta.ErrStale, base, head)
+		}
+		rev, err := ws.fsys.db.Show(ctx, meta.Ref{Workspace: ws.name, Rev: head})
 		return rev, false, err
 	}
-	if err := ws.uploadDirty(ctx, ws.root); err != nil {
-		return meta.Revision{}, false, fmt.Errorf("fusefs: commit to %s: %w; the head stays at revision %d", ws.name, err, ws.head)
+	fz := &frozen{root: ws.root}
+	top := fz.freeze(ws.root)
+	head := ws.head
+	ws.mu.Unlock()
+
+	installed := false
+	defer func() {
+		if !installed {
+			ws.mu.Lock()
+			fz.unpin(ws, false)
+			ws.mu.Unlock()
+		}
+	}()
+	if err := fz.upload(ctx, ws); err != nil {
+		return meta.Revision{}, false, fmt.Errorf("fusefs: commit to %s: %w; the head stays at revision %d", ws.name, err, head)
 	}
-	root, _, err := ws.writeTrees(ctx, ws.root)
+	root, _, err := fz.writeTrees(ctx, ws, top)
 	if err != nil {
-		return meta.Revision{}, false, fmt.Errorf("fusefs: commit to %s: %w; the head stays at revision %d", ws.name, err, ws.head)
+		return meta.Revision{}, false, fmt.Errorf("fusefs: commit to %s: %w; the head stays at revision %d", ws.name, err, head)
 	}
 	rev, committed, err := ws.fsys.db.CommitTree(ctx, ws.name, base, root, cwd, info)
 	if err != nil {
 		return rev, false, err
 	}
-	ws.markClean(ws.root)
-	ws.head = rev.N
-	ws.cwd = rev.Cwd
+	ws.mu.Lock()
+	installed = true
+	fz.unpin(ws, true)
+	if ws.root == fz.root {
+		ws.head = rev.N
+		ws.cwd = rev.Cwd
+	}
+	ws.mu.Unlock()
 	return rev, committed, nil
 }
 
-// uploadDirty hashes and uploads the content of every changed file, in
-// parallel, before any tree names it.
-func (ws *workspace) uploadDirty(ctx context.Context, root *entry) error {
-	var files []*entry
-	var walk func(d *entry)
-	walk = func(d *entry) {
-		for _, c := range d.children {
-			switch {
-			case c.isDir() && c.dirty:
-				walk(c)
-			case c.kind == meta.KindFile && c.dirty && c.spool != "":
-				files = append(files, c)
+// frozen is the changed part of a live tree as a commit saw it under
+// ws.mu: the directories to write and the files to upload, with the
+// change count (ver) of each, so that only what did not change since is
+// marked clean when the commit is done.
+type frozen struct {
+	root  *entry
+	dirs  []*frozenDir
+	files []*frozenFile
+}
+
+type frozenDir struct {
+	e        *entry
+	ver      uint64
+	entries  []meta.Entry
+	children map[int]*frozenDir  // index in entries of a changed directory
+	files    map[int]*frozenFile // index in entries of a file to upload
+	tree     objects.Digest
+	sub      meta.Stats
+}
+
+type frozenFile struct {
+	e      *entry
+	ver    uint64
+	spool  string // pinned until the commit is done
+	size   int64
+	digest objects.Digest // set by the upload
+}
+
+// freeze records the changed directory d and what it holds. The caller
+// holds ws.mu.
+func (fz *frozen) freeze(d *entry) *frozenDir {
+	fd := &frozenDir{e: d, ver: d.ver, children: map[int]*frozenDir{}, files: map[int]*frozenFile{}}
+	fz.dirs = append(fz.dirs, fd)
+	if !d.dirty || d.children == nil {
+		fd.tree, fd.sub = d.tree, d.sub
+		fd.entries = nil
+		return fd
+	}
+	fd.entries = make([]meta.Entry, 0, len(d.children))
+	for _, name := range d.sortedNames() {
+		c := d.children[name]
+		te := meta.Entry{Name: name, Kind: c.kind, Mode: permToMode(c.mode), MTime: c.mtime}
+		i := len(fd.entries)
+		switch c.kind {
+		case meta.KindFile:
+			te.Size, te.Digest = c.size, c.digest
+			if c.dirty && c.spool != "" {
+				ff := &frozenFile{e: c, ver: c.ver, spool: c.spool, size: c.size}
+				c.pin = &spoolPin{spool: c.spool}
+				fz.files = append(fz.files, ff)
+				fd.files[i] = ff
+			} else if c.dirty {
+				fz.files = append(fz.files, &frozenFile{e: c, ver: c.ver, size: c.size, digest: c.digest})
+			}
+		case meta.KindSymlink:
+			te.Target, te.Size = c.target, int64(len(c.target))
+			if c.dirty {
+				fz.files = append(fz.files, &frozenFile{e: c, ver: c.ver})
+			}
+		case meta.KindDir:
+			if c.dirty && c.children != nil {
+				fd.children[i] = fz.freeze(c)
+			} else {
+				te.Digest, te.Sub = c.tree, c.sub
+				if c.dirty {
+					fz.dirs = append(fz.dirs, &frozenDir{e: c, ver: c.ver, tree: c.tree, sub: c.sub})
+				}
 			}
 		}
+		fd.entries = append(fd.entries, te)
 	}
-	walk(root)
+	return fd
+}
+
+// upload hashes and uploads the content of every changed file, in
+// parallel, from the pinned spools, without ws.mu.
+func (fz *frozen) upload(ctx context.Context, ws *workspace) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
-	for _, e := range files {
+	for _, ff := range fz.files {
+		if ff.spool == "" {
+			continue
+		}
 		g.Go(func() error {
-			// A descriptor of its own: e.local is open only while a
-			// handle is, and at most 8 of these are at a time.
-			f, err := os.Open(e.spool)
+			p := ff.e.name
+			f, err := os.Open(ff.spool)
 			if err != nil {
-				return fmt.Errorf("reading the spool of %q: %w", e.path(), err)
+				return fmt.Errorf("reading the spool of %q: %w", p, err)
 			}
 			defer f.Close()
 			h := sha256.New()
-			if _, err := io.Copy(h, io.NewSectionReader(f, 0, e.size)); err != nil {
-				return fmt.Errorf("hashing %q: %w", e.path(), err)
+			if _, err := io.Copy(h, io.NewSectionReader(f, 0, ff.size)); err != nil {
+				return fmt.Errorf("hashing %q: %w", p, err)
 			}
 			d := objects.Digest(h.Sum(nil))
-			if err := ws.fsys.store.Put(gctx, d, io.NewSectionReader(f, 0, e.size), e.size); err != nil {
-				return fmt.Errorf("uploading %q: %w", e.path(), err)
+			if err := ws.fsys.store.Put(gctx, d, io.NewSectionReader(f, 0, ff.size), ff.size); err != nil {
+				return fmt.Errorf("uploading %q: %w", p, err)
 			}
-			e.digest = d
+			ff.digest = d
 			return nil
 		})
 	}
 	return g.Wait()
 }
 
-// writeTrees writes the trees of every changed directory below and at d,
-// bottom up, and returns d's tree and totals. Clean directories keep the
-// digest they had, so the cost follows the change.
-func (ws *workspace) writeTrees(ctx context.Context, d *entry) (objects.Digest, meta.Stats, error) {
-	if !d.dirty || d.children == nil {
-		return d.tree, d.sub, nil
+// writeTrees writes the trees of the frozen directories, bottom up, and
+// returns fd's tree and totals. Clean directories keep the digest they
+// had, so the cost follows the change.
+func (fz *frozen) writeTrees(ctx context.Context, ws *workspace, fd *frozenDir) (objects.Digest, meta.Stats, error) {
+	if fd.entries == nil {
+		return fd.tree, fd.sub, nil
 	}
-	t := &meta.Tree{Entries: make([]meta.Entry, 0, len(d.children))}
 	var total meta.Stats
-	for _, name := range d.sortedNames() {
-		c := d.children[name]
-		te := meta.Entry{Name: name, Kind: c.kind, Mode: permToMode(c.mode), MTime: c.mtime}
-		switch c.kind {
+	for i := range fd.entries {
+		te := &fd.entries[i]
+		switch te.Kind {
 		case meta.KindFile:
-			te.Size, te.Digest = c.size, c.digest
+			if ff, ok := fd.files[i]; ok {
+				te.Digest = ff.digest
+			}
 			total.Files++
-			total.Bytes += c.size
+			total.Bytes += te.Size
 		case meta.KindSymlink:
-			te.Target, te.Size = c.target, int64(len(c.target))
 			total.Symlinks++
 		case meta.KindDir:
-			digest, sub, err := ws.writeTrees(ctx, c)
-			if err != nil {
-				return objects.Digest{}, meta.Stats{}, err
+			if sub, ok := fd.children[i]; ok {
+				digest, st, err := fz.writeTrees(ctx, ws, sub)
+				if err != nil {
+					return objects.Digest{}, meta.Stats{}, err
+				}
+				te.Digest, te.Sub = digest, st
 			}
-			te.Digest, te.Sub = digest, sub
 			total.Dirs++
-			total.Files += sub.Files
-			total.Dirs += sub.Dirs
-			total.Symlinks += sub.Symlinks
-			total.Bytes += sub.Bytes
+			total.Files += te.Sub.Files
+			total.Dirs += te.Sub.Dirs
+			total.Symlinks += te.Sub.Symlinks
+			total.Bytes += te.Sub.Bytes
 		}
-		t.Entries = append(t.Entries, te)
 	}
-	digest, err := ws.fsys.db.WriteTree(ctx, t)
+	digest, err := ws.fsys.db.WriteTree(ctx, &meta.Tree{Entries: fd.entries})
 	if err != nil {
 		return objects.Digest{}, meta.Stats{}, err
 	}
-	d.tree, d.sub = digest, total
+	fd.tree, fd.sub = digest, total
 	return digest, total, nil
 }
 
-// markClean clears the dirty marks after a commit and retires the spools
-// of the committed files nobody has open.
-func (ws *workspace) markClean(d *entry) {
-	if !d.dirty {
+// unpin ends the commit under ws.mu. Done (the revision is recorded), it
+// installs the new digests and marks clean every frozen entry that did not
+// change since; either way it gives the pinned spools back: to their file
+// when it still uses them, else to the blob cache (done) or the bin.
+func (fz *frozen) unpin(ws *workspace, done bool) {
+	for _, ff := range fz.files {
+		e := ff.e
+		pin := e.pin
+		if ff.spool != "" && pin != nil {
+			e.pin = nil
+			if pin.moved {
+				if pin.old != nil {
+					pin.old.Close()
+				}
+				if done {
+					if err := ws.fsys.blobs.adopt(ff.digest, ff.size, pin.spool); err != nil {
+						ws.fsys.log.Warn("fusefs: could not keep a committed file's spool as its cached copy; it is read from the store",
+							"workspace", ws.name, "digest", ff.digest.String(), "err", err)
+					}
+				} else {
+					os.Remove(pin.spool)
+				}
+			}
+			// The content is still the one uploaded unless it changed
+			// since (a change to the content moves the pin).
+			if done && (!pin.moved || e.ver == ff.ver) {
+				e.digest = ff.digest
+			}
+		}
+		if done && e.ver == ff.ver {
+			e.dirty = false
+		}
+		if e.unlinked {
+			e.releaseLocal()
+		} else {
+			ws.retireSpool(e)
+		}
+	}
+	if !done {
 		return
 	}
-	d.dirty = false
-	for _, c := range d.children {
-		if c.dirty {
-			if c.isDir() {
-				ws.markClean(c)
-			} else {
-				c.dirty = false
-				ws.retireSpool(c)
-			}
+	for _, fd := range fz.dirs {
+		if fd.e.ver == fd.ver {
+			fd.e.tree, fd.e.sub = fd.tree, fd.sub
+			fd.e.dirty = false
 		}
 	}
 }
