@@ -571,3 +571,17 @@ func (c *Cache) Delete(ctx context.Context, d Digest) error {
 	c.drop(d)
 	return c.remote.Delete(ctx, d)
 }
+
+// Rewrite implements Rewriter: it drops the cached copy and rewrites the
+// blob in the remote store (objects.Rewrite), keeping no copy of the new
+// bytes (the next read fetches and verifies them).
+func (c *Cache) Rewrite(ctx context.Context, d Digest, r io.Reader, size int64) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("objects: put %s: %w", d.Short(), err)
+	}
+	c.mu.Lock()
+	c.deletes++ // a fill racing with the rewrite may hold the damaged bytes
+	c.mu.Unlock()
+	c.drop(d)
+	return Rewrite(ctx, c.remote, d, r, size)
+}

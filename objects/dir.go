@@ -35,10 +35,11 @@ const tempSuffix = ".tmp"
 // either may win. Keeping temporary files out of blobs/ means List never
 // sees them, and cleaning them up reads one folder instead of 256.
 //
-// Put of a blob already present with the right size returns at once,
-// leaving the file (and its ModTime) as it was; one of the wrong size is
-// replaced. A damaged blob of the right size is reported as ErrCorrupt by
-// every whole read; Delete it and Put it again to repair it.
+// Put of a blob already present reads and hashes the file: an intact one
+// is left as it was (ModTime included), a damaged one (wrong size or
+// hash) is replaced by the verified bytes being put, so writing the same
+// content again heals a blob that reads as ErrCorrupt. Reading a local
+// file costs far less than the fsyncs of writing one.
 type Dir struct {
 	root  string
 	blobs string
@@ -132,15 +133,34 @@ func (s *Dir) Put(ctx context.Context, d Digest, r io.Reader, size int64) error 
 		return fmt.Errorf("objects: put %s: negative size %d", d.Short(), size)
 	}
 	final := s.Path(d)
-	// A blob already in place is kept as it was. One of the wrong size is
-	// damaged, and is replaced by the verified bytes being put.
-	if info, err := os.Stat(final); err == nil && info.Mode().IsRegular() && info.Size() == size {
+	// A blob already in place is kept as it was if it is intact; a damaged
+	// one is replaced by the verified bytes being put.
+	if intact(ctx, final, d, size) {
 		return nil
 	}
 	if err := writeVerified(ctx, s.tmp, final, d, r, size); err != nil {
 		return fmt.Errorf("objects: put %s in %s: %w%s", d.Short(), s.root, err, fixHint(err))
 	}
 	return nil
+}
+
+// intact reports whether the file at path holds exactly the size bytes
+// that hash to d.
+func intact(ctx context.Context, path string, d Digest, size int64) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() || info.Size() != size {
+		return false
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, contextReader{ctx, f}); err != nil {
+		return false
+	}
+	return Digest(h.Sum(nil)) == d
 }
 
 // fixHint tells a person what to do about a file system error.
@@ -261,7 +281,7 @@ func (r damageHint) Read(p []byte) (int, error) {
 	n, err := r.ReadCloser.Read(p)
 	if err != nil && errors.Is(err, ErrCorrupt) {
 		err = fmt.Errorf("%w; the damaged file is %s: run `wsfs fsck` to list every damaged blob, "+
-			"then restore the files that name it from an earlier revision (wsfs restore, or copy from .history on the mount) or write them again", err, r.path)
+			"then write the same content again (it replaces the damaged copy) or restore the files that name it from an earlier revision (wsfs restore, or copy from .history on the mount)", err, r.path)
 	}
 	return n, err
 }

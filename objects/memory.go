@@ -52,7 +52,8 @@ func (m *Memory) Put(ctx context.Context, d Digest, r io.Reader, size int64) err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.blobs[d]; !ok {
+	// A stored copy is kept, with its time, unless it was damaged.
+	if b, ok := m.blobs[d]; !ok || !bytes.Equal(b.data, data) {
 		m.blobs[d] = memBlob{data: data, modTime: m.now()}
 	}
 	return nil

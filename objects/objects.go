@@ -106,10 +106,13 @@ type Info struct {
 type Store interface {
 	// Put stores size bytes read from r under d. It is idempotent: putting
 	// a digest that is already stored succeeds and leaves the blob as it
-	// was. It fails with an error wrapping ErrDigestMismatch, and stores
-	// nothing, if the bytes read do not hash to d or are not exactly size
-	// bytes long. A blob is never visible under d before it is complete,
-	// even if the process dies during Put.
+	// was, except that a store that can tell a damaged copy cheaply (the
+	// folder store and Memory check the stored bytes) replaces it with the
+	// bytes put; Rewrite replaces a damaged copy in every store. It fails
+	// with an error wrapping ErrDigestMismatch, and stores nothing, if the
+	// bytes read do not hash to d or are not exactly size bytes long. A
+	// blob is never visible under d before it is complete, even if the
+	// process dies during Put.
 	Put(ctx context.Context, d Digest, r io.Reader, size int64) error
 
 	// Open returns a reader of length bytes of the blob starting at off.
@@ -159,4 +162,24 @@ func PutBytes(ctx context.Context, s Store, b []byte) (Digest, error) {
 		return d, err
 	}
 	return d, nil
+}
+
+// Rewriter is implemented by stores whose Put keeps a stored blob without
+// looking at it (S3's conditional write), and which can replace one
+// instead, in one step, when a stored copy is known to be damaged.
+type Rewriter interface {
+	// Rewrite stores the size bytes read from r under d whether or not a
+	// blob is stored there, with Put's verification and atomicity.
+	Rewrite(ctx context.Context, d Digest, r io.Reader, size int64) error
+}
+
+// Rewrite stores the size bytes read from r under d in s, replacing a
+// stored copy that is damaged: through Rewriter where s implements it, and
+// through Put elsewhere (the stores that keep a stored blob check it
+// first). It heals a blob that reads as ErrCorrupt.
+func Rewrite(ctx context.Context, s Store, d Digest, r io.Reader, size int64) error {
+	if rw, ok := s.(Rewriter); ok {
+		return rw.Rewrite(ctx, d, r, size)
+	}
+	return s.Put(ctx, d, r, size)
 }
