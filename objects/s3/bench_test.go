@@ -25,8 +25,9 @@ func sizeName(n int) string { return fmt.Sprintf("%dKiB", n>>10) }
 
 // BenchmarkPut measures Store.Put of new blobs (and of blobs already
 // stored) on MinIO, next to minio-go's own PutObject of the same bytes as
-// the baseline. "head" variants ask the server first (SkipExistingMin 0 →
-// always), "nohead" variants never do; the default store asks from 64 KiB.
+// the baseline. "head" variants ask the server first (SkipExistingMin 1:
+// always), "nohead" variants never do; the default store sends one
+// conditional PUT (and asks first only from 8 MiB).
 func BenchmarkPut(b *testing.B) {
 	srv := s3test.Start(b)
 	bucket := srv.Bucket(b)

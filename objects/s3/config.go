@@ -85,17 +85,28 @@ type Config struct {
 	RetryBaseDelay time.Duration
 	RetryMaxDelay  time.Duration
 
+	// ConditionalWrites chooses whether Put sends "If-None-Match: *", so
+	// that the server stores the blob only if the key is free and answers
+	// 412 otherwise: one request whether or not the blob was stored, and a
+	// stored blob is never rewritten. S3, R2 and MinIO support it.
+	// ConditionalAuto (the zero value) sends it and, if the server answers
+	// that it does not implement it (501), falls back to the unconditional
+	// PUT for the rest of the store's life; ConditionalOff never sends it.
+	ConditionalWrites Conditional
+
 	// SkipExistingMin is the blob size from which Put first asks the
 	// server (HEAD) whether the blob is already stored with that size,
-	// and skips the upload if it is. Zero means 64 KiB, 1 means every
-	// non-empty blob, a negative value never asks.
+	// and skips the upload if it is. Zero means 8 MiB while conditional
+	// writes are in use (a blob that large takes long enough to send that
+	// a round trip to learn it is stored pays off) and 64 KiB without
+	// them; 1 means every non-empty blob, a negative value never asks.
 	//
 	// Measured on a local MinIO (BenchmarkPut): the HEAD adds 1.5-2.5 ms
-	// to the put of a new blob (5-11 ms) and turns the re-put of a stored
-	// one from 10-20 ms (MinIO rewrites the object) into 1.5 ms. Over a
-	// WAN the HEAD costs a round trip, the same as a small upload, so
-	// small blobs go straight to PUT and only large ones, whose upload
-	// time dominates, are looked up first.
+	// to the put of a new blob (5-11 ms) and turns the unconditional re-put
+	// of a stored one from 10-20 ms (MinIO rewrites the object) into
+	// 1.5 ms. Over a WAN the HEAD costs a round trip, the same as a small
+	// upload, so small blobs go straight to PUT and only large ones, whose
+	// upload time dominates, are looked up first.
 	SkipExistingMin int64
 
 	// SpoolDir holds the temp files Put uses to hash blobs above 8 MiB
@@ -105,6 +116,35 @@ type Config struct {
 	// Transport replaces the HTTP transport (tests, proxies). Nil uses
 	// minio-go's default.
 	Transport http.RoundTripper
+}
+
+// Conditional chooses the use of conditional writes (Config.ConditionalWrites).
+type Conditional int
+
+const (
+	// ConditionalAuto uses conditional writes until the server says it
+	// does not implement them.
+	ConditionalAuto Conditional = iota
+	// ConditionalOff never sends If-None-Match (a server that mishandles it).
+	ConditionalOff
+)
+
+// ParseConditional parses "auto" (or "", "true") or "false" ("off").
+func ParseConditional(s string) (Conditional, error) {
+	switch strings.ToLower(s) {
+	case "", "auto", "true", "on", "1", "yes":
+		return ConditionalAuto, nil
+	case "false", "off", "0", "no":
+		return ConditionalOff, nil
+	}
+	return ConditionalAuto, fmt.Errorf("s3: conditional %q: want auto (true) or false", s)
+}
+
+func (c Conditional) String() string {
+	if c == ConditionalOff {
+		return "false"
+	}
+	return "auto"
 }
 
 // Environment variables New reads for credentials, in order of preference.
@@ -121,7 +161,8 @@ const (
 	defaultMaxAttempts     = 5
 	defaultRetryBaseDelay  = 100 * time.Millisecond
 	defaultRetryMaxDelay   = 5 * time.Second
-	defaultSkipExistingMin = 64 << 10
+	defaultSkipExistingMin = 64 << 10 // without conditional writes
+	condSkipExistingMin    = 8 << 20  // with them
 	defaultRegion          = "us-east-1"
 )
 
@@ -163,9 +204,6 @@ func (c *Config) normalize() (host string, err error) {
 	}
 	if c.RetryMaxDelay <= 0 {
 		c.RetryMaxDelay = defaultRetryMaxDelay
-	}
-	if c.SkipExistingMin == 0 {
-		c.SkipExistingMin = defaultSkipExistingMin
 	}
 	if c.Anonymous || c.AccessKey != "" {
 		if !c.Anonymous && c.SecretKey == "" {

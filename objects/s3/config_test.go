@@ -66,7 +66,7 @@ func TestConfigNormalize(t *testing.T) {
 		if host != tc.host || c.Secure != tc.secure || c.Prefix != tc.prefix {
 			t.Errorf("%s: host %q secure %v prefix %q, want %q %v %q", name, host, c.Secure, c.Prefix, tc.host, tc.secure, tc.prefix)
 		}
-		if c.Region != "us-east-1" || c.MaxAttempts != 5 || c.SkipExistingMin != 64<<10 {
+		if c.Region != "us-east-1" || c.MaxAttempts != 5 || c.SkipExistingMin != 0 || c.ConditionalWrites != ConditionalAuto {
 			t.Errorf("%s: defaults not filled: %+v", name, c)
 		}
 	}

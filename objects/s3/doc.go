@@ -37,9 +37,14 @@
 // Put hashes the bytes before uploading (in memory up to 8 MiB, in a temp
 // file above) and stores nothing if they do not match the digest. The
 // upload carries the SHA-256 as its signed payload hash, so the server also
-// refuses bytes damaged on the way (and Put sends them again). A large blob
-// already stored with the right size is not uploaded again (see
-// Config.SkipExistingMin for the measured trade-off). Whole-blob reads are
+// refuses bytes damaged on the way (and Put sends them again). It is a
+// conditional write ("If-None-Match: *", which S3, R2 and MinIO support):
+// one request stores a new blob, and a stored one is neither rewritten nor
+// looked up first (the server answers 412, which Put takes as success). A
+// server that does not implement conditional writes (501) gets plain PUTs
+// from then on, with a HEAD first for large blobs; Config.ConditionalWrites
+// and Config.SkipExistingMin tune this. Rewrite (objects.Rewriter) is the
+// unconditional PUT that replaces a damaged blob. Whole-blob reads are
 // verified with objects.VerifyingReader; ranges are plain Range GETs.
 //
 // Every call is retried on transient failures (5xx, 429/SlowDown, timeouts,

@@ -58,6 +58,9 @@ var transientCodes = map[string]bool{
 	"TooManyRequests":            true,
 	"OperationAborted":           true,
 	"XMinioServerNotInitialized": true,
+	// Another conditional write on the key was in flight; the retry gets
+	// the answer (stored, or taken).
+	"ConditionalRequestConflict": true,
 	// Put verified the bytes before sending them, so a payload that does
 	// not match its hash at the server was damaged on the way.
 	"XAmzContentSHA256Mismatch": true,
@@ -82,7 +85,8 @@ func retryable(err error) bool {
 		return false
 	}
 	if er, ok := s3Error(err); ok {
-		if authCodes[er.Code] || er.Code == minio.NoSuchBucket || er.Code == minio.NoSuchKey {
+		if authCodes[er.Code] || er.Code == minio.NoSuchBucket || er.Code == minio.NoSuchKey ||
+			er.Code == minio.NotImplemented || er.StatusCode == http.StatusNotImplemented {
 			return false
 		}
 		if transientCodes[er.Code] {

@@ -9,9 +9,11 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/minio/minio-go/v7"
@@ -38,6 +40,9 @@ type Store struct {
 	client   *minio.Client
 	core     minio.Core
 	listPage int // keys per listing request; 0 lets the server choose (1000)
+	// noConditional is set once the server has answered that it does not
+	// implement conditional writes (or Config turned them off).
+	noConditional atomic.Bool
 }
 
 var _ objects.Store = (*Store)(nil)
@@ -76,6 +81,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	client.SetAppInfo("wsfs", "1")
 	s := &Store{cfg: cfg, endpoint: host, client: client, core: minio.Core{Client: client}}
+	s.noConditional.Store(cfg.ConditionalWrites == ConditionalOff)
 	s.name = "s3://" + cfg.Bucket
 	if cfg.Prefix != "" {
 		s.prefix = cfg.Prefix + "/"
@@ -116,8 +122,23 @@ func (s *Store) Check(ctx context.Context) error {
 	return nil
 }
 
-// Put stores the size bytes read from r under d; see objects.Store.
+// Put stores the size bytes read from r under d; see objects.Store. It
+// sends one conditional PUT ("If-None-Match: *"): a blob already stored is
+// neither sent again by the server nor rewritten, and the 412 that says so
+// is a success. A server without conditional writes gets a HEAD first for
+// large blobs (SkipExistingMin) and a plain PUT.
 func (s *Store) Put(ctx context.Context, d objects.Digest, r io.Reader, size int64) error {
+	return s.put(ctx, d, r, size, false)
+}
+
+// Rewrite stores the size bytes read from r under d even if a blob is
+// stored there already, replacing it in one request: it heals a stored
+// copy that was damaged. It implements objects.Rewriter.
+func (s *Store) Rewrite(ctx context.Context, d objects.Digest, r io.Reader, size int64) error {
+	return s.put(ctx, d, r, size, true)
+}
+
+func (s *Store) put(ctx context.Context, d objects.Digest, r io.Reader, size int64, replace bool) error {
 	if size < 0 {
 		return fmt.Errorf("s3: put %s: negative size %d: %w", d.Short(), size, objects.ErrDigestMismatch)
 	}
@@ -133,7 +154,8 @@ func (s *Store) Put(ctx context.Context, d objects.Digest, r io.Reader, size int
 		return fmt.Errorf("s3: put %s on %s: %w", d.Short(), s.name, err)
 	}
 
-	if s.cfg.SkipExistingMin >= 0 && size >= s.cfg.SkipExistingMin {
+	conditional := !replace && !s.noConditional.Load() && size <= singlePutMax
+	if skipMin := s.skipExistingMin(conditional); !replace && skipMin >= 0 && size >= skipMin {
 		info, err := s.Stat(ctx, d)
 		if err == nil && info.Size == size {
 			return nil
@@ -144,22 +166,48 @@ func (s *Store) Put(ctx context.Context, d objects.Digest, r io.Reader, size int
 	}
 
 	key := s.key(d)
-	err = s.retry(ctx, func(ctx context.Context) error {
-		rd := io.NewSectionReader(body, 0, size)
-		if size > singlePutMax {
-			_, err := s.client.PutObject(ctx, s.cfg.Bucket, key, rd, size, minio.PutObjectOptions{ContentType: "application/octet-stream"})
+	for {
+		err = s.retry(ctx, func(ctx context.Context) error {
+			rd := io.NewSectionReader(body, 0, size)
+			if size > singlePutMax {
+				_, err := s.client.PutObject(ctx, s.cfg.Bucket, key, rd, size, minio.PutObjectOptions{ContentType: "application/octet-stream"})
+				return err
+			}
+			// The digest is the SHA-256 of the payload, so it doubles as the
+			// signed payload hash: the server refuses bytes that differ.
+			opts := minio.PutObjectOptions{ContentType: "application/octet-stream", DisableContentSha256: true}
+			if conditional {
+				opts.SetMatchETagExcept("*")
+			}
+			_, err := s.core.PutObject(ctx, s.cfg.Bucket, key, rd, size, "", d.String(), opts)
 			return err
+		})
+		er, isS3 := s3Error(err)
+		switch {
+		case err == nil:
+			return nil
+		case conditional && isS3 && (er.Code == minio.PreconditionFailed || er.StatusCode == http.StatusPreconditionFailed):
+			// The key is taken: the blob is stored (the key is its digest).
+			return nil
+		case conditional && isS3 && (er.Code == minio.NotImplemented || er.StatusCode == http.StatusNotImplemented):
+			slog.Info("s3: the server does not implement conditional writes; using plain PUTs", "store", s.name)
+			s.noConditional.Store(true)
+			conditional = false
+			continue
 		}
-		// The digest is the SHA-256 of the payload, so it doubles as the
-		// signed payload hash: the server refuses bytes that differ.
-		_, err := s.core.PutObject(ctx, s.cfg.Bucket, key, rd, size, "", d.String(),
-			minio.PutObjectOptions{ContentType: "application/octet-stream", DisableContentSha256: true})
-		return err
-	})
-	if err != nil {
 		return s.describe("put", d, err)
 	}
-	return nil
+}
+
+// skipExistingMin is the size from which Put asks (HEAD) before uploading.
+func (s *Store) skipExistingMin(conditional bool) int64 {
+	switch {
+	case s.cfg.SkipExistingMin != 0:
+		return s.cfg.SkipExistingMin
+	case conditional:
+		return condSkipExistingMin
+	}
+	return defaultSkipExistingMin
 }
 
 // spool reads exactly size bytes from r, checks they hash to d, and

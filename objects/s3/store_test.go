@@ -227,12 +227,13 @@ func TestTamperedBlobIsCorrupt(t *testing.T) {
 			}
 		}
 	}
-	// A Put of the right bytes heals a tampered blob of another size.
-	if err := st.Put(ctx, d, bytes.NewReader(data), int64(len(data))); err != nil {
+	// Put is a conditional write that keeps what is stored; Rewrite of
+	// the right bytes heals the tampered blob.
+	if err := objects.Rewrite(ctx, st, d, bytes.NewReader(data), int64(len(data))); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := objects.Get(ctx, st, d); err != nil || !bytes.Equal(got, data) {
-		t.Fatalf("after re-Put: %d bytes, %v", len(got), err)
+		t.Fatalf("after Rewrite: %d bytes, %v", len(got), err)
 	}
 }
 
@@ -934,4 +935,124 @@ func TestUploadDamagedOnTheWay(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConditionalWrites checks that Put sends one conditional PUT, whether
+// or not the blob is stored, and never rewrites a stored blob; that a
+// server without conditional writes gets plain PUTs (after one 501) and
+// HEADs for large blobs; and that Rewrite replaces a damaged blob.
+func TestConditionalWrites(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	ctx := context.Background()
+
+	t.Run("one request, stored blob kept", func(t *testing.T) {
+		var conditional atomic.Int64
+		p := startProxy(t, srv, func(n int64, w http.ResponseWriter, r *http.Request) bool {
+			if r.Method == http.MethodPut && r.Header.Get("If-None-Match") == "*" {
+				conditional.Add(1)
+			}
+			return false
+		})
+		cfg := config(srv, bucket, "cond")
+		cfg.Endpoint = p.endpoint()
+		st := newStore(t, cfg)
+		for _, size := range []int{10, 200 << 10} {
+			data := randBytes(size)
+			d := objects.Sum(data)
+			before := len(p.seen())
+			if err := st.Put(ctx, d, bytes.NewReader(data), int64(size)); err != nil {
+				t.Fatal(err)
+			}
+			first, err := st.Stat(ctx, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Put(ctx, d, bytes.NewReader(data), int64(size)); err != nil {
+				t.Fatalf("Put of a stored %d-byte blob: %v", size, err)
+			}
+			if got := strings.Join(p.seen()[before:], " "); got != "PUT HEAD PUT" {
+				t.Errorf("Put, Stat, Put of %d bytes sent %q, want PUT HEAD PUT", size, got)
+			}
+			second, err := st.Stat(ctx, d)
+			if err != nil || !second.ModTime.Equal(first.ModTime) {
+				t.Errorf("the second Put rewrote the blob: store time %v, then %v (%v)", first.ModTime, second.ModTime, err)
+			}
+		}
+		if n := conditional.Load(); n != 4 {
+			t.Errorf("%d conditional PUTs, want 4", n)
+		}
+	})
+
+	t.Run("server without conditional writes", func(t *testing.T) {
+		var refused atomic.Int64
+		p := startProxy(t, srv, func(n int64, w http.ResponseWriter, r *http.Request) bool {
+			if r.Header.Get("If-None-Match") != "" {
+				refused.Add(1)
+				s3ErrorReply(w, http.StatusNotImplemented, "NotImplemented")
+				return true
+			}
+			return false
+		})
+		cfg := config(srv, bucket, "nocond")
+		cfg.Endpoint = p.endpoint()
+		st := newStore(t, cfg)
+		small, big := randBytes(100), randBytes(100<<10)
+		for _, b := range [][]byte{small, small, big, big} {
+			if _, err := objects.PutBytes(ctx, st, b); err != nil {
+				t.Fatalf("Put on a server without conditional writes: %v", err)
+			}
+		}
+		// One refused conditional PUT, then plain PUTs, and HEADs from
+		// 64 KiB as before conditional writes.
+		if got := strings.Join(p.seen(), " "); got != "PUT PUT PUT HEAD PUT HEAD" {
+			t.Errorf("requests %q, want PUT PUT PUT HEAD PUT HEAD", got)
+		}
+		if n := refused.Load(); n != 1 {
+			t.Errorf("%d conditional PUTs refused, want 1 (then none sent)", n)
+		}
+		if got, err := objects.Get(ctx, st, objects.Sum(big)); err != nil || !bytes.Equal(got, big) {
+			t.Fatalf("Get = %d bytes, %v", len(got), err)
+		}
+	})
+
+	t.Run("off", func(t *testing.T) {
+		p := startProxy(t, srv, func(n int64, w http.ResponseWriter, r *http.Request) bool {
+			if r.Header.Get("If-None-Match") != "" {
+				t.Errorf("a conditional %s with ConditionalWrites off", r.Method)
+			}
+			return false
+		})
+		cfg := config(srv, bucket, "off")
+		cfg.Endpoint = p.endpoint()
+		cfg.ConditionalWrites = s3.ConditionalOff
+		st := newStore(t, cfg)
+		if _, err := objects.PutBytes(ctx, st, []byte("plain")); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("Rewrite replaces a damaged blob", func(t *testing.T) {
+		st := newStore(t, config(srv, bucket, "heal"))
+		data := randBytes(5000)
+		d, err := objects.PutBytes(ctx, st, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		damaged := bytes.Clone(data)
+		damaged[100] ^= 1
+		tamper(t, srv, bucket, "heal/"+d.Key(), damaged)
+		if err := st.Put(ctx, d, bytes.NewReader(data), int64(len(data))); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := objects.Get(ctx, st, d); !errors.Is(err, objects.ErrCorrupt) {
+			t.Fatalf("after a conditional Put over a damaged blob, Get = %v, want ErrCorrupt (the stored copy is kept)", err)
+		}
+		if err := objects.Rewrite(ctx, st, d, bytes.NewReader(data), int64(len(data))); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := objects.Get(ctx, st, d); err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("after Rewrite, Get = %d bytes, %v", len(got), err)
+		}
+	})
 }

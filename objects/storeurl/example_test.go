@@ -18,5 +18,5 @@ func ExampleParse() {
 	fmt.Println(err)
 	// Output:
 	// s3 wsfs prod auto 1024 MiB cache
-	// storeurl: store "s3://wsfs/prod?endpiont=minio:9000": unknown parameter "endpiont" (known: endpoint, region, secure, path_style, cache) (want file:///path or s3://bucket/prefix?endpoint=host:port)
+	// storeurl: store "s3://wsfs/prod?endpiont=minio:9000": unknown parameter "endpiont" (known: endpoint, region, secure, path_style, cache, conditional) (want file:///path or s3://bucket/prefix?endpoint=host:port)
 }

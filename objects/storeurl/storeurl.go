@@ -5,14 +5,16 @@
 //
 //	file:///var/lib/wsfs/objects        a local folder (created if missing)
 //	/var/lib/wsfs/objects               the same, as a plain absolute path
-//	s3://bucket/prefix?endpoint=host:port&region=us-east-1&secure=false&path_style=true&cache=256MiB
+//	s3://bucket/prefix?endpoint=host:port&region=us-east-1&secure=false&path_style=true&cache=256MiB&conditional=auto
 //
 // For s3, every query parameter is optional: endpoint defaults to
 // $WSFS_S3_ENDPOINT, else s3.amazonaws.com; region to $WSFS_S3_REGION, else
 // us-east-1; secure to true (an endpoint written as http://... or
 // https://... decides by itself); path_style to auto (true, false or auto);
 // cache, the size of the local read cache, to 256MiB ("0" or "off" turns it
-// off). Credentials never go in the URL: they come from
+// off); conditional to auto (uploads are conditional writes, If-None-Match,
+// unless the server answers that it does not implement them; false never
+// sends them). Credentials never go in the URL: they come from
 // WSFS_S3_ACCESS_KEY_ID / WSFS_S3_SECRET_ACCESS_KEY, else AWS_ACCESS_KEY_ID /
 // AWS_SECRET_ACCESS_KEY (and the matching session token variables).
 //
@@ -89,6 +91,9 @@ func (s Spec) String() string {
 	q.Set("secure", strconv.FormatBool(s.S3.Secure))
 	q.Set("path_style", s.S3.Addressing.String())
 	q.Set("cache", formatSize(s.CacheSize))
+	if s.S3.ConditionalWrites != s3.ConditionalAuto {
+		q.Set("conditional", s.S3.ConditionalWrites.String())
+	}
 	u := url.URL{Scheme: "s3", Host: s.S3.Bucket, RawQuery: q.Encode()}
 	if s.S3.Prefix != "" {
 		u.Path = "/" + s.S3.Prefix
@@ -191,8 +196,14 @@ func parseS3(raw string, u *url.URL) (Spec, error) {
 				return Spec{}, malformed(raw, fmt.Sprintf("cache=%q: want a size such as 256MiB, or 0/off", v))
 			}
 			spec.CacheSize = n
+		case "conditional":
+			cw, err := s3.ParseConditional(v)
+			if err != nil {
+				return Spec{}, malformed(raw, fmt.Sprintf("conditional=%q: want auto (true) or false", v))
+			}
+			c.ConditionalWrites = cw
 		default:
-			return Spec{}, malformed(raw, fmt.Sprintf("unknown parameter %q (known: endpoint, region, secure, path_style, cache)", k))
+			return Spec{}, malformed(raw, fmt.Sprintf("unknown parameter %q (known: endpoint, region, secure, path_style, cache, conditional)", k))
 		}
 	}
 	if c.Endpoint == "" {

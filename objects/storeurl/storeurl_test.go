@@ -103,6 +103,7 @@ func TestParseErrors(t *testing.T) {
 		"s3://wsfs/p?secure=maybe":        `secure="maybe": want true or false`,
 		"s3://wsfs/p?path_style=sideways": `path_style="sideways"`,
 		"s3://wsfs/p?cache=lots":          `cache="lots"`,
+		"s3://wsfs/p?conditional=maybe":   `conditional="maybe": want auto (true) or false`,
 		"s3://wsfs/p?cache=-1":            `cache="-1"`,
 		"s3://wsfs/p?endpiont=x":          `unknown parameter "endpiont"`,
 		"s3://wsfs/p?region=a&region=b":   "region given 2 times",
@@ -312,7 +313,7 @@ func TestOpenS3Cache(t *testing.T) {
 // FuzzParse checks that Parse never panics, that its errors are one line
 // naming the URL, and that an s3 spec's canonical form parses back to it.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"file:///x", "/srv/o", "s3://b/p?endpoint=h:1&secure=false&cache=1MiB", "s3://b", "s3://b/p?path_style=true&region=auto", "x://"} {
+	for _, s := range []string{"file:///x", "/srv/o", "s3://b/p?endpoint=h:1&secure=false&cache=1MiB", "s3://b", "s3://b/p?path_style=true&region=auto", "s3://b?conditional=false", "x://"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
@@ -338,6 +339,24 @@ func TestFolderURL(t *testing.T) {
 		spec, err := storeurl.Parse(storeurl.FolderURL(p))
 		if err != nil || spec.Kind != storeurl.KindFile || spec.Path != p {
 			t.Errorf("Parse(FolderURL(%q) = %q) = %+v, %v", p, storeurl.FolderURL(p), spec, err)
+		}
+	}
+}
+
+func TestConditionalParam(t *testing.T) {
+	for raw, want := range map[string]s3.Conditional{
+		"s3://b/p":                   s3.ConditionalAuto,
+		"s3://b/p?conditional=auto":  s3.ConditionalAuto,
+		"s3://b/p?conditional=false": s3.ConditionalOff,
+	} {
+		spec, err := storeurl.Parse(raw)
+		if err != nil || spec.S3.ConditionalWrites != want {
+			t.Errorf("Parse(%q) = %v, %v; want conditional %v", raw, spec.S3.ConditionalWrites, err, want)
+			continue
+		}
+		again, err := storeurl.Parse(spec.String())
+		if err != nil || again.S3.ConditionalWrites != want {
+			t.Errorf("Parse(%q).String() = %q parses to %v, %v", raw, spec.String(), again.S3.ConditionalWrites, err)
 		}
 	}
 }
