@@ -8,26 +8,18 @@ import (
 	"strconv"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 type catFlags struct {
 	number, nonblank, ends, squeeze, tabs, nonprint bool
 }
 
-func catOptions(f *catFlags) []option {
-	return []option{
-		act("A", "show-all", func() { f.nonprint, f.ends, f.tabs = true, true, true }),
-		flag("b", "number-nonblank", &f.nonblank),
-		act("e", "", func() { f.nonprint, f.ends = true, true }),
-		flag("E", "show-ends", &f.ends),
-		flag("n", "number", &f.number),
-		flag("s", "squeeze-blank", &f.squeeze),
-		act("t", "", func() { f.nonprint, f.tabs = true, true }),
-		flag("T", "show-tabs", &f.tabs),
-		act("u", "", func() {}),
-		flag("v", "show-nonprinting", &f.nonprint),
-	}
-}
+var catSpec = getopt.Spec{Options: []getopt.Option{
+	{Short: 'A', Long: "show-all"}, {Short: 'b', Long: "number-nonblank"}, {Short: 'e'}, {Short: 'E', Long: "show-ends"},
+	{Short: 'n', Long: "number"}, {Short: 's', Long: "squeeze-blank"}, {Short: 't'}, {Short: 'T', Long: "show-tabs"},
+	{Short: 'u'}, {Short: 'v', Long: "show-nonprinting"},
+}}
 
 // catState carries line numbers and blank-line squeezing across files, as
 // GNU cat does.
@@ -39,12 +31,15 @@ type catState struct {
 }
 
 func runCat(ctx context.Context, env *command.Env) int {
-	var f catFlags
-	c := cmdline{env: env, opts: catOptions(&f)}
-	files, code, ok := c.parse()
+	opts, files, code, ok := catSpec.Run(env)
 	if !ok {
 		return code
 	}
+	all := opts.Has("show-all")
+	f := catFlags{number: opts.Has("number"), nonblank: opts.Has("number-nonblank"), squeeze: opts.Has("squeeze-blank"),
+		ends:     all || opts.Has("e") || opts.Has("show-ends"),
+		tabs:     all || opts.Has("t") || opts.Has("show-tabs"),
+		nonprint: all || opts.Has("e") || opts.Has("t") || opts.Has("show-nonprinting")}
 	if f.nonblank {
 		f.number = false
 	}

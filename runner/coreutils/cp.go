@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 type cpFlags struct {
@@ -21,31 +22,56 @@ type cpFlags struct {
 	parents                                                                bool
 }
 
-func cpOptions(f *cpFlags) []option {
-	return []option{
-		act("r", "recursive", func() { f.recursive = true }),
-		act("R", "", func() { f.recursive = true }),
-		flag("p", "", &f.preserve),
-		option{long: "preserve", arg: optArg, do: func(string) error { f.preserve = true; return nil }},
-		option{long: "no-preserve", arg: needArg, do: func(string) error { f.preserve = false; return nil }},
-		act("n", "no-clobber", func() { f.noClobber, f.force = true, false }),
-		act("f", "force", func() { f.force, f.noClobber = true, false }),
-		act("i", "interactive", func() { f.noClobber = false }),
-		flag("v", "verbose", &f.verbose),
-		act("u", "update", func() { f.update = true }),
-		act("a", "archive", func() { f.recursive, f.preserve, f.noDeref = true, true, true }),
-		act("d", "", func() { f.noDeref = true }),
-		act("P", "no-dereference", func() { f.noDeref, f.deref = true, false }),
-		act("L", "dereference", func() { f.deref, f.noDeref = true, false }),
-		act("H", "", func() { f.deref = true }),
-		flag("T", "no-target-directory", &f.noTargetDir),
-		valued("t", "target-directory", func(v string) error { f.targetDir = v; return nil }),
-		flag("", "parents", &f.parents),
-		act("", "sparse", func() {}),
-		option{long: "reflink", arg: optArg, do: func(string) error { return nil }},
-		act("x", "one-file-system", func() {}),
-		act("l", "link", func() {}),
-		act("s", "symbolic-link", func() {}),
+var cpSpec = getopt.Spec{
+	Usage: []string{"[OPTION]... SOURCE... DEST"},
+	Options: []getopt.Option{
+		{Short: 'r', Long: "recursive"}, {Short: 'R', Key: "recursive"}, {Short: 'p'},
+		{Long: "preserve", Arg: getopt.Optional, ArgName: "ATTR_LIST"},
+		{Long: "no-preserve", Arg: getopt.Required, ArgName: "ATTR_LIST"}, {Short: 'n', Long: "no-clobber"},
+		{Short: 'f', Long: "force"}, {Short: 'i', Long: "interactive"}, {Short: 'v', Long: "verbose"},
+		{Short: 'u', Long: "update"}, {Short: 'a', Long: "archive"}, {Short: 'd'}, {Short: 'P', Long: "no-dereference"},
+		{Short: 'L', Long: "dereference"}, {Short: 'H'}, {Short: 'T', Long: "no-target-directory"},
+		{Short: 't', Long: "target-directory", Arg: getopt.Required, ArgName: "DIRECTORY"}, {Long: "parents"},
+		{Long: "sparse", Arg: getopt.Required, ArgName: "WHEN"}, {Long: "reflink", Arg: getopt.Optional, ArgName: "WHEN"},
+		{Short: 'x', Long: "one-file-system"}, {Short: 'l', Long: "link"}, {Short: 's', Long: "symbolic-link"},
+	},
+}
+
+// set applies one of cp's options (mv's are a subset).
+func (f *cpFlags) set(o getopt.Opt) {
+	switch o.Key {
+	case "recursive":
+		f.recursive = true
+	case "p", "preserve":
+		f.preserve = true
+	case "no-preserve":
+		f.preserve = false
+	case "no-clobber":
+		f.noClobber, f.force = true, false
+	case "force":
+		f.force, f.noClobber = true, false
+	case "interactive":
+		f.noClobber = false
+	case "verbose":
+		f.verbose = true
+	case "update":
+		f.update = true
+	case "archive":
+		f.recursive, f.preserve, f.noDeref = true, true, true
+	case "d":
+		f.noDeref = true
+	case "no-dereference":
+		f.noDeref, f.deref = true, false
+	case "dereference":
+		f.deref, f.noDeref = true, false
+	case "H":
+		f.deref = true
+	case "no-target-directory":
+		f.noTargetDir = true
+	case "target-directory":
+		f.targetDir = o.Value
+	case "parents":
+		f.parents = true
 	}
 }
 
@@ -64,11 +90,13 @@ func (c *copier) errorf(format string, a ...any) {
 }
 
 func runCp(ctx context.Context, env *command.Env) int {
-	var f cpFlags
-	c := cmdline{env: env, usage: "cp [OPTION]... SOURCE... DEST", opts: cpOptions(&f)}
-	args, code, ok := c.parse()
+	opts, args, code, ok := cpSpec.Run(env)
 	if !ok {
 		return code
+	}
+	var f cpFlags
+	for _, o := range opts {
+		f.set(o)
 	}
 	pairs, code, ok := targets(env, args, f.targetDir, f.noTargetDir)
 	if !ok {
@@ -352,26 +380,23 @@ func (r ctxReader) Read(p []byte) (int, error) {
 	return r.r.Read(p)
 }
 
-type mvFlags struct {
-	force, noClobber, verbose, update, noTargetDir bool
-	targetDir                                      string
+var mvSpec = getopt.Spec{
+	Usage: []string{"[OPTION]... SOURCE... DEST"},
+	Options: []getopt.Option{
+		{Short: 'f', Long: "force"}, {Short: 'n', Long: "no-clobber"}, {Short: 'i', Long: "interactive"},
+		{Short: 'v', Long: "verbose"}, {Short: 'u', Long: "update"}, {Short: 'T', Long: "no-target-directory"},
+		{Short: 't', Long: "target-directory", Arg: getopt.Required, ArgName: "DIRECTORY"}, {Long: "strip-trailing-slashes"},
+	},
 }
 
 func runMv(ctx context.Context, env *command.Env) int {
-	var f mvFlags
-	c := cmdline{env: env, usage: "mv [OPTION]... SOURCE... DEST", opts: []option{
-		act("f", "force", func() { f.force, f.noClobber = true, false }),
-		act("n", "no-clobber", func() { f.noClobber, f.force = true, false }),
-		act("i", "interactive", func() { f.noClobber = false }),
-		flag("v", "verbose", &f.verbose),
-		flag("u", "update", &f.update),
-		flag("T", "no-target-directory", &f.noTargetDir),
-		valued("t", "target-directory", func(v string) error { f.targetDir = v; return nil }),
-		act("", "strip-trailing-slashes", func() {}),
-	}}
-	args, code, ok := c.parse()
+	opts, args, code, ok := mvSpec.Run(env)
 	if !ok {
 		return code
+	}
+	var f cpFlags
+	for _, o := range opts {
+		f.set(o)
 	}
 	pairs, code, ok := targets(env, args, f.targetDir, f.noTargetDir)
 	if !ok {
@@ -390,7 +415,7 @@ func runMv(ctx context.Context, env *command.Env) int {
 	return o.finish(env, status)
 }
 
-func moveOne(ctx context.Context, env *command.Env, o *out, f mvFlags, src, dst string) bool {
+func moveOne(ctx context.Context, env *command.Env, o *out, f cpFlags, src, dst string) bool {
 	fail := func(format string, a ...any) bool {
 		o.Flush()
 		env.Errorf(format, a...)

@@ -10,38 +10,30 @@ import (
 	"unicode"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
+var dateSpec = getopt.Spec{
+	Usage: []string{"[OPTION]... [+FORMAT]"},
+	Options: []getopt.Option{
+		{Short: 'd', Long: "date", Arg: getopt.Required, ArgName: "STRING"}, {Short: 'u', Long: "utc"},
+		{Long: "universal", Key: "utc"}, {Short: 'r', Long: "reference", Arg: getopt.Required, ArgName: "FILE"},
+		{Short: 'R', Long: "rfc-email"}, {Short: 'I', Long: "iso-8601", Arg: getopt.Optional, ArgName: "FMT"},
+		{Long: "rfc-3339", Arg: getopt.Required, ArgName: "FMT"},
+	},
+	Extra: []string{"+FORMAT"},
+}
+
 func runDate(ctx context.Context, env *command.Env) int {
-	var utc bool
-	var dateStr, ref, iso, rfc3339 string
-	var rfcEmail, isoSet bool
-	c := cmdline{env: env, usage: "date [OPTION]... [+FORMAT]", opts: []option{
-		valued("d", "date", func(v string) error { dateStr = v; return nil }),
-		flag("u", "utc", &utc),
-		flag("", "universal", &utc),
-		valued("r", "reference", func(v string) error { ref = v; return nil }),
-		flag("R", "rfc-email", &rfcEmail),
-		{short: "I", long: "iso-8601", arg: optArg, do: func(v string) error { iso, isoSet = v, true; return nil }},
-		valued("", "rfc-3339", func(v string) error { rfc3339 = v; return nil }),
-	}}
-	// -I takes its value attached only (-Iseconds), as GNU's optional argument.
-	args := env.Args[1:]
-	var rest []string
-	for _, a := range args {
-		if strings.HasPrefix(a, "-I") && !strings.HasPrefix(a, "--") {
-			iso, isoSet = a[2:], true
-			continue
-		}
-		rest = append(rest, a)
-	}
-	sub := *env
-	sub.Args = append([]string{env.Args[0]}, rest...)
-	c.env = &sub
-	operands, code, ok := c.parse()
+	opts, operands, code, ok := dateSpec.Run(env)
 	if !ok {
 		return code
 	}
+	utc, rfcEmail := opts.Has("utc"), opts.Has("rfc-email")
+	dateStr, _ := opts.Value("date")
+	ref, _ := opts.Value("reference")
+	iso, isoSet := opts.Value("iso-8601")
+	rfc3339, _ := opts.Value("rfc-3339")
 	loc := time.Local
 	if tz := getenv(env, "TZ"); tz != "" {
 		if l, err := loadZone(tz); err == nil {

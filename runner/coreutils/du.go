@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 type duFlags struct {
@@ -18,51 +19,66 @@ type duFlags struct {
 	excludes                                                   []string
 }
 
-func duOptions(f *duFlags) []option {
-	depth := func(v string) error {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return usageError{fmt.Sprintf("invalid maximum depth %s", lquote(v))}
-		}
-		f.maxDepth = n
-		return nil
+var duSpec = getopt.Spec{Options: []getopt.Option{
+	{Short: 's', Long: "summarize"}, {Short: 'h', Long: "human-readable"}, {Long: "si"}, {Short: 'a', Long: "all"},
+	{Short: 'c', Long: "total"}, {Long: "apparent-size"}, {Short: 'b', Long: "bytes"}, {Short: 'k'}, {Short: 'm'},
+	{Short: 'L', Long: "dereference"}, {Short: 'P', Long: "no-dereference"}, {Short: 'x', Long: "one-file-system"},
+	{Short: '0', Long: "null"}, {Short: 'd', Long: "max-depth", Arg: getopt.Required, ArgName: "N"},
+	{Long: "exclude", Arg: getopt.Required, ArgName: "PATTERN"},
+	{Short: 'B', Long: "block-size", Arg: getopt.Required, ArgName: "SIZE"},
+}}
+
+func runDu(ctx context.Context, env *command.Env) int {
+	opts, files, code, ok := duSpec.Run(env)
+	if !ok {
+		return code
 	}
-	return []option{
-		flag("s", "summarize", &f.summarize),
-		act("h", "human-readable", func() { f.human = true }),
-		act("", "si", func() { f.human, f.si = true, true }),
-		flag("a", "all", &f.all),
-		flag("c", "total", &f.total),
-		flag("", "apparent-size", &f.apparent),
-		act("b", "bytes", func() { f.apparent, f.unit, f.human = true, 1, false }),
-		act("k", "", func() { f.unit, f.human = 1024, false }),
-		act("m", "", func() { f.unit, f.human = 1<<20, false }),
-		flag("L", "dereference", &f.deref),
-		act("P", "no-dereference", func() { f.deref = false }),
-		act("x", "one-file-system", func() {}),
-		flag("0", "null", &f.nullEnd),
-		valued("d", "max-depth", depth),
-		valued("", "exclude", func(v string) error { f.excludes = append(f.excludes, v); return nil }),
-		valued("B", "block-size", func(v string) error {
+	f := duFlags{unit: 1024, maxDepth: math.MaxInt}
+	for _, o := range opts {
+		switch o.Key {
+		case "summarize":
+			f.summarize = true
+		case "human-readable":
+			f.human = true
+		case "si":
+			f.human, f.si = true, true
+		case "all":
+			f.all = true
+		case "total":
+			f.total = true
+		case "apparent-size":
+			f.apparent = true
+		case "bytes":
+			f.apparent, f.unit, f.human = true, 1, false
+		case "k":
+			f.unit, f.human = 1024, false
+		case "m":
+			f.unit, f.human = 1<<20, false
+		case "dereference":
+			f.deref = true
+		case "no-dereference":
+			f.deref = false
+		case "null":
+			f.nullEnd = true
+		case "max-depth":
+			n, err := strconv.Atoi(o.Value)
+			if err != nil || n < 0 {
+				return usageFail(env, 1, fmt.Sprintf("invalid maximum depth %s", lquote(o.Value)))
+			}
+			f.maxDepth = n
+		case "exclude":
+			f.excludes = append(f.excludes, o.Value)
+		case "block-size":
+			v := o.Value
 			n, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSuffix(v, "K"), "k"), 10, 64)
 			if err != nil || n == 0 {
-				return usageError{fmt.Sprintf("invalid -B argument %s", lquote(v))}
+				return usageFail(env, 1, fmt.Sprintf("invalid -B argument %s", lquote(v)))
 			}
 			if strings.HasSuffix(strings.ToUpper(v), "K") {
 				n *= 1024
 			}
 			f.unit = n
-			return nil
-		}),
-	}
-}
-
-func runDu(ctx context.Context, env *command.Env) int {
-	f := duFlags{unit: 1024, maxDepth: math.MaxInt}
-	c := cmdline{env: env, usage: "du [OPTION]... [FILE]...", opts: duOptions(&f)}
-	files, code, ok := c.parse()
-	if !ok {
-		return code
+		}
 	}
 	if f.summarize {
 		if f.maxDepth != math.MaxInt && f.maxDepth != 0 {
@@ -212,42 +228,38 @@ type treeFlags struct {
 	ignore, include                                                         []string
 }
 
-func treeOptions(f *treeFlags) []option {
-	return []option{
-		flag("a", "", &f.all),
-		flag("d", "", &f.dirsOnly),
-		flag("f", "", &f.fullPath),
-		flag("F", "", &f.classify),
-		flag("i", "", &f.noIndent),
-		flag("", "noreport", &f.noReport),
-		flag("", "dirsfirst", &f.dirsFirst),
-		valued("L", "", func(v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return usageError{"Invalid level, must be greater than 0."}
-			}
-			f.level = n
-			return nil
-		}),
-		valued("I", "", func(v string) error { f.ignore = append(f.ignore, strings.Split(v, "|")...); return nil }),
-		valued("P", "", func(v string) error { f.include = append(f.include, strings.Split(v, "|")...); return nil }),
-		valued("", "charset", func(v string) error {
-			f.ascii = !strings.EqualFold(v, "utf-8") && !strings.EqualFold(v, "utf8")
-			return nil
-		}),
-		act("n", "", func() {}),
-		act("N", "", func() {}),
-		act("C", "", func() {}),
-		act("l", "", func() {}),
-	}
+var treeSpec = getopt.Spec{
+	Usage: []string{"[-adfFi] [-L level] [-I pattern] [-P pattern] [--noreport] [--dirsfirst] [--charset=X] [DIRECTORY...]"},
+	Options: []getopt.Option{
+		{Short: 'a'}, {Short: 'd'}, {Short: 'f'}, {Short: 'F'}, {Short: 'i'}, {Long: "noreport"}, {Long: "dirsfirst"},
+		{Short: 'L', Arg: getopt.Required, ArgName: "LEVEL"}, {Short: 'I', Arg: getopt.Required, ArgName: "PATTERN"},
+		{Short: 'P', Arg: getopt.Required, ArgName: "PATTERN"}, {Long: "charset", Arg: getopt.Required, ArgName: "X"},
+		{Short: 'n'}, {Short: 'N'}, {Short: 'C'}, {Short: 'l'},
+	},
 }
 
 func runTree(ctx context.Context, env *command.Env) int {
-	var f treeFlags
-	c := cmdline{env: env, usage: "tree [-adfFi] [-L level] [-I pattern] [-P pattern] [--noreport] [--dirsfirst] [--charset=X] [DIRECTORY...]", opts: treeOptions(&f)}
-	dirs, code, ok := c.parse()
+	opts, dirs, code, ok := treeSpec.Run(env)
 	if !ok {
 		return code
+	}
+	f := treeFlags{all: opts.Has("a"), dirsOnly: opts.Has("d"), fullPath: opts.Has("f"), classify: opts.Has("F"),
+		noIndent: opts.Has("i"), noReport: opts.Has("noreport"), dirsFirst: opts.Has("dirsfirst")}
+	for _, o := range opts {
+		switch o.Key {
+		case "L":
+			n, err := strconv.Atoi(o.Value)
+			if err != nil || n < 1 {
+				return usageFail(env, 1, "Invalid level, must be greater than 0.")
+			}
+			f.level = n
+		case "I":
+			f.ignore = append(f.ignore, strings.Split(o.Value, "|")...)
+		case "P":
+			f.include = append(f.include, strings.Split(o.Value, "|")...)
+		case "charset":
+			f.ascii = !strings.EqualFold(o.Value, "utf-8") && !strings.EqualFold(o.Value, "utf8")
+		}
 	}
 	if len(dirs) == 0 {
 		dirs = []string{"."}

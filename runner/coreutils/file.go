@@ -16,6 +16,7 @@ import (
 	"github.com/gabriel-vasile/mimetype"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 // fileSniffBytes is how much of a file `file` reads to classify it.
@@ -26,23 +27,15 @@ type fileFlags struct {
 	sep, namesFrom                                   string
 }
 
-func fileOptions(f *fileFlags) []option {
-	return []option{
-		flag("b", "brief", &f.brief),
-		act("i", "mime", func() { f.mimeType, f.mimeEncoding = true, true }),
-		flag("", "mime-type", &f.mimeType),
-		flag("", "mime-encoding", &f.mimeEncoding),
-		act("L", "dereference", func() { f.deref = true }),
-		act("h", "no-dereference", func() { f.deref = false }),
-		flag("N", "no-pad", &f.noPad),
-		flag("0", "print0", &f.nul),
-		valued("F", "separator", func(v string) error { f.sep = v; return nil }),
-		valued("f", "files-from", func(v string) error { f.namesFrom = v; return nil }),
-		act("s", "special-files", func() {}),
-		act("E", "", func() {}),
-		act("z", "uncompress", func() {}),
-		act("k", "keep-going", func() {}),
-	}
+var fileSpec = getopt.Spec{
+	Usage: []string{"[-bLhiN] [--mime-type] [--mime-encoding] [-F SEP] [-f NAMEFILE] FILE..."},
+	Options: []getopt.Option{
+		{Short: 'b', Long: "brief"}, {Short: 'i', Long: "mime"}, {Long: "mime-type"}, {Long: "mime-encoding"},
+		{Short: 'L', Long: "dereference"}, {Short: 'h', Long: "no-dereference"}, {Short: 'N', Long: "no-pad"},
+		{Short: '0', Long: "print0"}, {Short: 'F', Long: "separator", Arg: getopt.Required, ArgName: "SEP"},
+		{Short: 'f', Long: "files-from", Arg: getopt.Required, ArgName: "NAMEFILE"}, {Short: 's', Long: "special-files"},
+		{Short: 'E'}, {Short: 'z', Long: "uncompress"}, {Short: 'k', Long: "keep-going"},
+	},
 }
 
 // runFile names the kind of each file from its content, as file(1) does
@@ -52,11 +45,21 @@ func fileOptions(f *fileFlags) []option {
 // type as the description. Symlinks are described, not followed, unless
 // -L.
 func runFile(ctx context.Context, env *command.Env) int {
-	f := fileFlags{sep: ":"}
-	c := cmdline{env: env, usage: "file [-bLhiN] [--mime-type] [--mime-encoding] [-F SEP] [-f NAMEFILE] FILE...", opts: fileOptions(&f)}
-	names, code, ok := c.parse()
+	opts, names, code, ok := fileSpec.Run(env)
 	if !ok {
 		return code
+	}
+	mime := opts.Has("mime")
+	f := fileFlags{brief: opts.Has("brief"), noPad: opts.Has("no-pad"), nul: opts.Has("print0"), sep: ":",
+		mimeType: mime || opts.Has("mime-type"), mimeEncoding: mime || opts.Has("mime-encoding")}
+	if sep, ok := opts.Value("separator"); ok {
+		f.sep = sep
+	}
+	f.namesFrom, _ = opts.Value("files-from")
+	for _, o := range opts {
+		if o.Key == "dereference" || o.Key == "no-dereference" {
+			f.deref = o.Key == "dereference"
+		}
 	}
 	if f.namesFrom != "" {
 		more, err := readNames(env, f.namesFrom)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 // agentUmask is the file creation mask commands assume for modes computed
@@ -49,18 +50,21 @@ func goMode(u uint32) fs.FileMode {
 	return m
 }
 
+var mkdirSpec = getopt.Spec{
+	Usage: []string{"[OPTION]... DIRECTORY..."},
+	Options: []getopt.Option{
+		{Short: 'p', Long: "parents"}, {Short: 'v', Long: "verbose"},
+		{Short: 'm', Long: "mode", Arg: getopt.Required, ArgName: "MODE"},
+	},
+}
+
 func runMkdir(ctx context.Context, env *command.Env) int {
-	var parents, verbose bool
-	var mode string
-	c := cmdline{env: env, usage: "mkdir [OPTION]... DIRECTORY...", opts: []option{
-		flag("p", "parents", &parents),
-		flag("v", "verbose", &verbose),
-		valued("m", "mode", func(v string) error { mode = v; return nil }),
-	}}
-	dirs, code, ok := c.parse()
+	opts, dirs, code, ok := mkdirSpec.Run(env)
 	if !ok {
 		return code
 	}
+	parents, verbose := opts.Has("parents"), opts.Has("verbose")
+	mode, _ := opts.Value("mode")
 	if len(dirs) == 0 {
 		return usageFail(env, 1, "missing operand")
 	}
@@ -151,17 +155,19 @@ func mkdirParents(fsys command.FS, d string) ([]string, error) {
 	return made, nil
 }
 
+var rmdirSpec = getopt.Spec{
+	Usage: []string{"[OPTION]... DIRECTORY..."},
+	Options: []getopt.Option{
+		{Short: 'p', Long: "parents"}, {Short: 'v', Long: "verbose"}, {Long: "ignore-fail-on-non-empty"},
+	},
+}
+
 func runRmdir(ctx context.Context, env *command.Env) int {
-	var parents, verbose, ignoreNonEmpty bool
-	c := cmdline{env: env, usage: "rmdir [OPTION]... DIRECTORY...", opts: []option{
-		flag("p", "parents", &parents),
-		flag("v", "verbose", &verbose),
-		flag("", "ignore-fail-on-non-empty", &ignoreNonEmpty),
-	}}
-	dirs, code, ok := c.parse()
+	opts, dirs, code, ok := rmdirSpec.Run(env)
 	if !ok {
 		return code
 	}
+	parents, verbose, ignoreNonEmpty := opts.Has("parents"), opts.Has("verbose"), opts.Has("ignore-fail-on-non-empty")
 	if len(dirs) == 0 {
 		return usageFail(env, 1, "missing operand")
 	}
@@ -210,33 +216,35 @@ func runRmdir(ctx context.Context, env *command.Env) int {
 	return o.finish(env, status)
 }
 
+var touchSpec = getopt.Spec{
+	Usage: []string{"[OPTION]... FILE..."},
+	Options: []getopt.Option{
+		{Short: 'c', Long: "no-create"}, {Short: 'a'}, {Short: 'm'}, {Short: 'f'}, {Short: 'h', Long: "no-dereference"},
+		{Short: 'd', Long: "date", Arg: getopt.Required, ArgName: "STRING"},
+		{Short: 't', Arg: getopt.Required, ArgName: "STAMP"},
+		{Short: 'r', Long: "reference", Arg: getopt.Required, ArgName: "FILE"},
+		{Long: "time", Arg: getopt.Required, ArgName: "WORD"},
+	},
+}
+
 func runTouch(ctx context.Context, env *command.Env) int {
-	var noCreate, onlyA, onlyM bool
-	var dateStr, stamp, ref string
-	c := cmdline{env: env, usage: "touch [OPTION]... FILE...", opts: []option{
-		flag("c", "no-create", &noCreate),
-		flag("a", "", &onlyA),
-		flag("m", "", &onlyM),
-		flag("f", "", new(bool)),
-		flag("h", "no-dereference", new(bool)),
-		valued("d", "date", func(v string) error { dateStr = v; return nil }),
-		valued("t", "", func(v string) error { stamp = v; return nil }),
-		valued("r", "reference", func(v string) error { ref = v; return nil }),
-		valued("", "time", func(v string) error {
-			switch v {
-			case "atime", "access", "use":
-				onlyA = true
-			case "mtime", "modify":
-				onlyM = true
-			default:
-				return usageError{fmt.Sprintf("invalid argument %s for '--time'", lquote(v))}
-			}
-			return nil
-		}),
-	}}
-	files, code, ok := c.parse()
+	opts, files, code, ok := touchSpec.Run(env)
 	if !ok {
 		return code
+	}
+	noCreate, onlyA, onlyM := opts.Has("no-create"), opts.Has("a"), opts.Has("m")
+	dateStr, _ := opts.Value("date")
+	stamp, _ := opts.Value("t")
+	ref, _ := opts.Value("reference")
+	for _, v := range opts.Values("time") {
+		switch v {
+		case "atime", "access", "use":
+			onlyA = true
+		case "mtime", "modify":
+			onlyM = true
+		default:
+			return usageFail(env, 1, fmt.Sprintf("invalid argument %s for '--time'", lquote(v)))
+		}
 	}
 	if len(files) == 0 {
 		return usageFail(env, 1, "missing file operand")
@@ -365,24 +373,26 @@ type rmFlags struct {
 	force, recursive, dirs, verbose, noPreserveRoot bool
 }
 
+var rmSpec = getopt.Spec{Options: []getopt.Option{
+	{Short: 'f', Long: "force"}, {Short: 'r', Long: "recursive"}, {Short: 'R', Key: "recursive"},
+	{Short: 'd', Long: "dir"}, {Short: 'v', Long: "verbose"}, {Short: 'i'}, {Short: 'I'},
+	{Long: "interactive", Arg: getopt.Optional, ArgName: "WHEN"}, {Long: "no-preserve-root"},
+	{Long: "preserve-root", Arg: getopt.Optional, ArgName: "all"}, {Long: "one-file-system"},
+}}
+
 func runRm(ctx context.Context, env *command.Env) int {
-	var f rmFlags
-	c := cmdline{env: env, usage: "rm [OPTION]... [FILE]...", opts: []option{
-		act("f", "force", func() { f.force = true }),
-		flag("r", "recursive", &f.recursive),
-		flag("R", "", &f.recursive),
-		flag("d", "dir", &f.dirs),
-		flag("v", "verbose", &f.verbose),
-		act("i", "", func() { f.force = false }),
-		act("I", "", func() {}),
-		valued("", "interactive", func(string) error { return nil }),
-		flag("", "no-preserve-root", &f.noPreserveRoot),
-		option{long: "preserve-root", arg: optArg, do: func(string) error { f.noPreserveRoot = false; return nil }},
-		flag("", "one-file-system", new(bool)),
-	}}
-	files, code, ok := c.parse()
+	opts, files, code, ok := rmSpec.Run(env)
 	if !ok {
 		return code
+	}
+	f := rmFlags{recursive: opts.Has("recursive"), dirs: opts.Has("dir"), verbose: opts.Has("verbose")}
+	for _, o := range opts {
+		switch o.Key {
+		case "force", "i":
+			f.force = o.Key == "force"
+		case "no-preserve-root", "preserve-root":
+			f.noPreserveRoot = o.Key == "no-preserve-root"
+		}
 	}
 	if len(files) == 0 {
 		if f.force {
@@ -499,22 +509,28 @@ type lnFlags struct {
 	targetDir                                      string
 }
 
+var lnSpec = getopt.Spec{
+	Usage: []string{"[OPTION]... TARGET LINK_NAME", "[OPTION]... TARGET", "[OPTION]... TARGET... DIRECTORY"},
+	Options: []getopt.Option{
+		{Short: 's', Long: "symbolic"}, {Short: 'f', Long: "force"}, {Short: 'n', Long: "no-dereference"},
+		{Short: 'v', Long: "verbose"}, {Short: 'T', Long: "no-target-directory"},
+		{Short: 't', Long: "target-directory", Arg: getopt.Required, ArgName: "DIRECTORY"}, {Short: 'P', Long: "physical"},
+		{Short: 'L', Long: "logical"}, {Short: 'i', Long: "interactive"},
+	},
+}
+
 func runLn(ctx context.Context, env *command.Env) int {
-	var f lnFlags
-	c := cmdline{env: env, usage: "ln [OPTION]... TARGET LINK_NAME\n  or:  ln [OPTION]... TARGET\n  or:  ln [OPTION]... TARGET... DIRECTORY", opts: []option{
-		flag("s", "symbolic", &f.symbolic),
-		flag("f", "force", &f.force),
-		flag("n", "no-dereference", &f.noDeref),
-		flag("v", "verbose", &f.verbose),
-		flag("T", "no-target-directory", &f.noTargetDir),
-		valued("t", "target-directory", func(v string) error { f.targetDir = v; return nil }),
-		flag("P", "physical", new(bool)),
-		flag("L", "logical", new(bool)),
-		act("i", "interactive", func() { f.force = false }),
-	}}
-	args, code, ok := c.parse()
+	opts, args, code, ok := lnSpec.Run(env)
 	if !ok {
 		return code
+	}
+	f := lnFlags{symbolic: opts.Has("symbolic"), noDeref: opts.Has("no-dereference"), verbose: opts.Has("verbose"),
+		noTargetDir: opts.Has("no-target-directory")}
+	f.targetDir, _ = opts.Value("target-directory")
+	for _, o := range opts {
+		if o.Key == "force" || o.Key == "interactive" {
+			f.force = o.Key == "force"
+		}
 	}
 	if len(args) == 0 {
 		return usageFail(env, 1, "missing file operand")
@@ -625,9 +641,16 @@ func sameFile(fsys command.FS, a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
+var chmodSpec = getopt.Spec{
+	Usage: []string{"[OPTION]... MODE[,MODE]... FILE...", "[OPTION]... --reference=RFILE FILE..."},
+	Options: []getopt.Option{
+		{Short: 'R', Long: "recursive"}, {Short: 'v', Long: "verbose"}, {Short: 'c', Long: "changes"},
+		{Short: 'f', Long: "silent"}, {Long: "quiet", Key: "silent"},
+		{Long: "reference", Arg: getopt.Required, ArgName: "RFILE"}, {Long: "preserve-root"}, {Long: "no-preserve-root"},
+	},
+}
+
 func runChmod(ctx context.Context, env *command.Env) int {
-	var recursive, verbose, changes, quiet bool
-	var ref string
 	// GNU chmod takes "-w", "-x", "-rwx" as a mode, not as options.
 	args := env.Args[1:]
 	var modeArg string
@@ -645,20 +668,12 @@ func runChmod(ctx context.Context, env *command.Env) int {
 	}
 	sub := *env
 	sub.Args = rest
-	c := cmdline{env: &sub, usage: "chmod [OPTION]... MODE[,MODE]... FILE...", opts: []option{
-		flag("R", "recursive", &recursive),
-		flag("v", "verbose", &verbose),
-		flag("c", "changes", &changes),
-		flag("f", "silent", &quiet),
-		flag("", "quiet", &quiet),
-		valued("", "reference", func(v string) error { ref = v; return nil }),
-		flag("", "preserve-root", new(bool)),
-		flag("", "no-preserve-root", new(bool)),
-	}}
-	operands, code, ok := c.parse()
+	opts, operands, code, ok := chmodSpec.Run(&sub)
 	if !ok {
 		return code
 	}
+	recursive, verbose, changes, quiet := opts.Has("recursive"), opts.Has("verbose"), opts.Has("changes"), opts.Has("silent")
+	ref, _ := opts.Value("reference")
 	if modeArg != "" {
 		operands = append([]string{modeArg}, operands...)
 	}

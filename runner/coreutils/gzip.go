@@ -9,10 +9,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 type gzipFlags struct {
@@ -21,30 +21,16 @@ type gzipFlags struct {
 	suffix                                                                         string
 }
 
-func gzipOptions(f *gzipFlags) []option {
-	opts := []option{
-		flag("c", "stdout", &f.stdout),
-		flag("", "to-stdout", &f.stdout),
-		flag("d", "decompress", &f.decompress),
-		flag("", "uncompress", &f.decompress),
-		flag("k", "keep", &f.keep),
-		flag("f", "force", &f.force),
-		flag("l", "list", &f.list),
-		flag("t", "test", &f.test),
-		flag("q", "quiet", &f.quiet),
-		flag("v", "verbose", &f.verbose),
-		flag("n", "no-name", &f.noName),
-		act("N", "name", func() { f.noName = false }),
-		flag("r", "recursive", &f.recursive),
-		valued("S", "suffix", func(v string) error { f.suffix = v; return nil }),
-		act("", "fast", func() { f.level = 1 }),
-		act("", "best", func() { f.level = 9 }),
-	}
-	for i := 1; i <= 9; i++ {
-		opts = append(opts, act(strconv.Itoa(i), "", func() { f.level = i }))
-	}
-	return opts
-}
+var gzipSpec = getopt.Spec{Options: []getopt.Option{
+	{Short: 'c', Long: "stdout"}, {Long: "to-stdout", Key: "stdout"}, {Short: 'd', Long: "decompress"},
+	{Long: "uncompress", Key: "decompress"}, {Short: 'k', Long: "keep"}, {Short: 'f', Long: "force"},
+	{Short: 'l', Long: "list"}, {Short: 't', Long: "test"}, {Short: 'q', Long: "quiet"}, {Short: 'v', Long: "verbose"},
+	{Short: 'n', Long: "no-name"}, {Short: 'N', Long: "name"}, {Short: 'r', Long: "recursive"},
+	{Short: 'S', Long: "suffix", Arg: getopt.Required, ArgName: "SUF"}, {Short: '1', Long: "fast", Key: "1"},
+	{Short: '2', Key: "2", Hidden: true}, {Short: '3', Key: "3", Hidden: true}, {Short: '4', Key: "4", Hidden: true},
+	{Short: '5', Key: "5", Hidden: true}, {Short: '6', Key: "6", Hidden: true}, {Short: '7', Key: "7", Hidden: true},
+	{Short: '8', Key: "8", Hidden: true}, {Short: '9', Long: "best", Key: "9"},
+}}
 
 func runGzip(ctx context.Context, env *command.Env) int { return gzipMain(ctx, env, false, false) }
 
@@ -53,11 +39,23 @@ func runGunzip(ctx context.Context, env *command.Env) int { return gzipMain(ctx,
 func runZcat(ctx context.Context, env *command.Env) int { return gzipMain(ctx, env, true, true) }
 
 func gzipMain(ctx context.Context, env *command.Env, decompress, toStdout bool) int {
-	f := gzipFlags{level: gzip.DefaultCompression, suffix: ".gz"}
-	c := cmdline{env: env, usage: env.Name() + " [OPTION]... [FILE]...", opts: gzipOptions(&f)}
-	files, code, ok := c.parse()
+	opts, files, code, ok := gzipSpec.Run(env)
 	if !ok {
 		return code
+	}
+	f := gzipFlags{stdout: opts.Has("stdout"), decompress: opts.Has("decompress"), keep: opts.Has("keep"),
+		force: opts.Has("force"), list: opts.Has("list"), test: opts.Has("test"), quiet: opts.Has("quiet"),
+		verbose: opts.Has("verbose"), recursive: opts.Has("recursive"), level: gzip.DefaultCompression, suffix: ".gz"}
+	if suffix, ok := opts.Value("suffix"); ok {
+		f.suffix = suffix
+	}
+	for _, o := range opts {
+		switch o.Key {
+		case "no-name", "name":
+			f.noName = o.Key == "no-name"
+		case "1", "2", "3", "4", "5", "6", "7", "8", "9":
+			f.level = int(o.Key[0] - '0')
+		}
 	}
 	if decompress {
 		f.decompress = true

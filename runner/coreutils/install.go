@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 type installFlags struct {
@@ -18,35 +19,31 @@ type installFlags struct {
 	mode, targetDir                                        string
 }
 
-func installOptions(f *installFlags) []option {
-	ignore := func(string) error { return nil }
-	return []option{
-		flag("d", "directory", &f.dirs),
-		flag("D", "", &f.leading),
-		valued("m", "mode", func(v string) error { f.mode = v; return nil }),
-		valued("t", "target-directory", func(v string) error { f.targetDir = v; return nil }),
-		flag("T", "no-target-directory", &f.noTargetDir),
-		flag("v", "verbose", &f.verbose),
-		flag("p", "preserve-timestamps", &f.preserve),
-		flag("C", "compare", &f.compare),
+var installSpec = getopt.Spec{
+	Usage: []string{"[OPTION]... [-T] SOURCE DEST", "[OPTION]... SOURCE... DIRECTORY", "[OPTION]... -t DIRECTORY SOURCE...", "[OPTION]... -d DIRECTORY..."},
+	Options: []getopt.Option{
+		{Short: 'd', Long: "directory"}, {Short: 'D'}, {Short: 'm', Long: "mode", Arg: getopt.Required, ArgName: "MODE"},
+		{Short: 't', Long: "target-directory", Arg: getopt.Required, ArgName: "DIRECTORY"},
+		{Short: 'T', Long: "no-target-directory"}, {Short: 'v', Long: "verbose"}, {Short: 'p', Long: "preserve-timestamps"},
+		{Short: 'C', Long: "compare"},
 		// Every file is the agent's: owner and group names change nothing.
-		valued("o", "owner", ignore),
-		valued("g", "group", ignore),
-		act("c", "", func() {}),
-	}
+		{Short: 'o', Long: "owner", Arg: getopt.Required, ArgName: "OWNER"},
+		{Short: 'g', Long: "group", Arg: getopt.Required, ArgName: "GROUP"}, {Short: 'c'},
+	},
 }
 
 // runInstall copies files and sets their mode (0755 unless -m), or makes
 // directories with -d. -o and -g are accepted and ignored (every file is
 // the agent's); -s (strip) and backups are not supported.
 func runInstall(ctx context.Context, env *command.Env) int {
-	var f installFlags
-	c := cmdline{env: env, usage: "install [OPTION]... [-T] SOURCE DEST\n  or:  install [OPTION]... SOURCE... DIRECTORY\n  or:  install [OPTION]... -t DIRECTORY SOURCE...\n  or:  install [OPTION]... -d DIRECTORY...",
-		opts: installOptions(&f)}
-	args, code, ok := c.parse()
+	opts, args, code, ok := installSpec.Run(env)
 	if !ok {
 		return code
 	}
+	f := installFlags{dirs: opts.Has("directory"), leading: opts.Has("D"), noTargetDir: opts.Has("no-target-directory"),
+		verbose: opts.Has("verbose"), preserve: opts.Has("preserve-timestamps"), compare: opts.Has("compare")}
+	f.mode, _ = opts.Value("mode")
+	f.targetDir, _ = opts.Value("target-directory")
 	mode := uint32(0o755)
 	if f.mode != "" {
 		m, ok := applyMode(f.mode, 0o755, f.dirs)

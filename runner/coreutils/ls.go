@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 type lsFlags struct {
@@ -25,85 +26,112 @@ type lsFlags struct {
 	widthSet                                                     bool
 }
 
-func lsOptions(f *lsFlags) []option {
-	return []option{
-		flag("l", "", &f.long),
-		act("a", "all", func() { f.all, f.almostAll = true, false }),
-		act("A", "almost-all", func() { f.almostAll, f.all = true, false }),
-		flag("R", "recursive", &f.recursive),
-		flag("h", "human-readable", &f.human),
-		act("", "si", func() { f.human, f.si = true, true }),
-		flag("d", "directory", &f.dirSelf),
-		flag("r", "reverse", &f.reverse),
-		act("t", "", func() { f.sortBy = 't' }),
-		act("S", "", func() { f.sortBy = 'S' }),
-		act("U", "", func() { f.sortBy = 'U' }),
-		act("X", "", func() { f.sortBy = 'X' }),
-		act("v", "", func() { f.sortBy = 'v' }),
-		act("f", "", func() { f.sortBy, f.all = 'U', true }),
-		valued("", "sort", func(v string) error {
-			m := map[string]byte{"none": 'U', "time": 't', "size": 'S', "extension": 'X', "version": 'v', "name": 0}
-			b, ok := m[v]
-			if !ok {
-				return usageError{fmt.Sprintf("invalid argument %s for '--sort'", lquote(v))}
-			}
-			f.sortBy = b
-			return nil
-		}),
-		option{short: "F", long: "classify", arg: optArg, do: func(string) error { f.classify, f.slash = true, false; return nil }},
-		act("p", "", func() { f.slash, f.classify = true, false }),
-		flag("i", "inode", &f.inode),
-		flag("s", "size", &f.blocks),
-		act("n", "numeric-uid-gid", func() { f.long, f.numeric = true, true }),
-		act("g", "", func() { f.long, f.noOwner = true, true }),
-		act("o", "", func() { f.long, f.noGroup = true, true }),
-		flag("G", "no-group", &f.noGroup),
-		flag("L", "dereference", &f.deref),
-		flag("H", "dereference-command-line", &f.derefArgs),
-		act("u", "", func() { f.timeField = 'u' }),
-		act("c", "", func() { f.timeField = 'c' }),
-		act("1", "", func() { f.oneLine, f.columns, f.comma = true, false, false }),
-		act("C", "", func() { f.columns, f.across, f.oneLine, f.comma = true, false, false, false }),
-		act("x", "", func() { f.columns, f.across, f.oneLine, f.comma = true, true, false, false }),
-		valued("w", "width", func(v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return usageError{fmt.Sprintf("invalid line width: %s", lquote(v))}
-			}
-			f.width, f.widthSet = n, true
-			return nil
-		}),
-		act("m", "", func() { f.comma, f.columns = true, false }),
-		act("", "full-time", func() { f.long, f.fullTime = true, true }),
-		valued("", "time-style", func(v string) error {
-			v = strings.TrimPrefix(v, "posix-")
-			switch {
-			case v == "full-iso" || v == "long-iso" || v == "iso" || v == "locale" || strings.HasPrefix(v, "+"):
-				f.timeStyle = v
-				return nil
-			}
-			return usageError{fmt.Sprintf("invalid argument %s for 'time style'", lquote(v))}
-		}),
-		{long: "color", arg: optArg, do: func(string) error { return nil }},
-		{long: "group-directories-first", do: func(string) error { return nil }},
-		act("N", "literal", func() {}),
-		act("", "show-control-chars", func() {}),
-		act("Z", "context", func() {}),
-		act("k", "kibibytes", func() {}),
-		{long: "indicator-style", arg: needArg, do: func(v string) error {
-			switch v {
-			case "none":
-				f.classify, f.slash = false, false
-			case "slash":
-				f.slash, f.classify = true, false
-			case "classify", "file-type":
-				f.classify, f.slash = true, false
-			default:
-				return usageError{fmt.Sprintf("invalid argument %s for '--indicator-style'", lquote(v))}
-			}
-			return nil
-		}},
+var lsSpec = getopt.Spec{
+	UsageStatus: 2,
+	Options: []getopt.Option{
+		{Short: 'l'}, {Short: 'a', Long: "all"}, {Short: 'A', Long: "almost-all"}, {Short: 'R', Long: "recursive"},
+		{Short: 'h', Long: "human-readable"}, {Long: "si"}, {Short: 'd', Long: "directory"}, {Short: 'r', Long: "reverse"},
+		{Short: 't'}, {Short: 'S'}, {Short: 'U'}, {Short: 'X'}, {Short: 'v'}, {Short: 'f'},
+		{Long: "sort", Arg: getopt.Required, ArgName: "WORD"}, {Short: 'F', Key: "classify"},
+		{Long: "classify", Arg: getopt.Optional, ArgName: "WHEN"}, {Short: 'p'}, {Short: 'i', Long: "inode"},
+		{Short: 's', Long: "size"}, {Short: 'n', Long: "numeric-uid-gid"}, {Short: 'g'}, {Short: 'o'},
+		{Short: 'G', Long: "no-group"}, {Short: 'L', Long: "dereference"}, {Short: 'H', Long: "dereference-command-line"},
+		{Short: 'u'}, {Short: 'c'}, {Short: '1'}, {Short: 'C'}, {Short: 'x'},
+		{Short: 'w', Long: "width", Arg: getopt.Required, ArgName: "COLS"}, {Short: 'm'}, {Long: "full-time"},
+		{Long: "time-style", Arg: getopt.Required, ArgName: "STYLE"}, {Long: "color", Arg: getopt.Optional, ArgName: "WHEN"},
+		{Long: "group-directories-first"}, {Short: 'N', Long: "literal"}, {Long: "show-control-chars"},
+		{Short: 'Z', Long: "context"}, {Short: 'k', Long: "kibibytes"},
+		{Long: "indicator-style", Arg: getopt.Required, ArgName: "WORD"},
+	},
+}
+
+// set applies one of ls's options; a refused value is a usage error.
+func (f *lsFlags) set(o getopt.Opt) error {
+	switch o.Key {
+	case "l":
+		f.long = true
+	case "all":
+		f.all, f.almostAll = true, false
+	case "almost-all":
+		f.almostAll, f.all = true, false
+	case "recursive":
+		f.recursive = true
+	case "human-readable":
+		f.human = true
+	case "si":
+		f.human, f.si = true, true
+	case "directory":
+		f.dirSelf = true
+	case "reverse":
+		f.reverse = true
+	case "t", "S", "U", "X", "v":
+		f.sortBy = o.Key[0]
+	case "f":
+		f.sortBy, f.all = 'U', true
+	case "sort":
+		m := map[string]byte{"none": 'U', "time": 't', "size": 'S', "extension": 'X', "version": 'v', "name": 0}
+		b, ok := m[o.Value]
+		if !ok {
+			return fmt.Errorf("invalid argument %s for '--sort'", lquote(o.Value))
+		}
+		f.sortBy = b
+	case "classify":
+		f.classify, f.slash = true, false
+	case "p":
+		f.slash, f.classify = true, false
+	case "inode":
+		f.inode = true
+	case "size":
+		f.blocks = true
+	case "numeric-uid-gid":
+		f.long, f.numeric = true, true
+	case "g":
+		f.long, f.noOwner = true, true
+	case "o":
+		f.long, f.noGroup = true, true
+	case "no-group":
+		f.noGroup = true
+	case "dereference":
+		f.deref = true
+	case "dereference-command-line":
+		f.derefArgs = true
+	case "u", "c":
+		f.timeField = o.Key[0]
+	case "1":
+		f.oneLine, f.columns, f.comma = true, false, false
+	case "C":
+		f.columns, f.across, f.oneLine, f.comma = true, false, false, false
+	case "x":
+		f.columns, f.across, f.oneLine, f.comma = true, true, false, false
+	case "width":
+		n, err := strconv.Atoi(o.Value)
+		if err != nil || n < 0 {
+			return fmt.Errorf("invalid line width: %s", lquote(o.Value))
+		}
+		f.width, f.widthSet = n, true
+	case "m":
+		f.comma, f.columns = true, false
+	case "full-time":
+		f.long, f.fullTime = true, true
+	case "time-style":
+		v := strings.TrimPrefix(o.Value, "posix-")
+		if !(v == "full-iso" || v == "long-iso" || v == "iso" || v == "locale" || strings.HasPrefix(v, "+")) {
+			return fmt.Errorf("invalid argument %s for 'time style'", lquote(v))
+		}
+		f.timeStyle = v
+	case "indicator-style":
+		switch o.Value {
+		case "none":
+			f.classify, f.slash = false, false
+		case "slash":
+			f.slash, f.classify = true, false
+		case "classify", "file-type":
+			f.classify, f.slash = true, false
+		default:
+			return fmt.Errorf("invalid argument %s for '--indicator-style'", lquote(o.Value))
+		}
 	}
+	return nil
 }
 
 // lsEntry is one name to show.
@@ -116,11 +144,15 @@ type lsEntry struct {
 }
 
 func runLs(ctx context.Context, env *command.Env) int {
-	var f lsFlags
-	c := cmdline{env: env, usageCode: 2, opts: lsOptions(&f)}
-	args, code, ok := c.parse()
+	opts, args, code, ok := lsSpec.Run(env)
 	if !ok {
 		return code
+	}
+	var f lsFlags
+	for _, o := range opts {
+		if err := f.set(o); err != nil {
+			return usageFail(env, 1, err.Error())
+		}
 	}
 	l := &lister{ctx: ctx, env: env, f: f, o: newOut(env), now: time.Now()}
 	return l.run(args)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 // lquote quotes an operand as GNU's quote() does in a UTF-8 locale.
@@ -19,12 +20,12 @@ func lquote(s string) string { return "‘" + s + "’" }
 func runTrue(context.Context, *command.Env) int  { return 0 }
 func runFalse(context.Context, *command.Env) int { return 1 }
 
-func basenameOptions(all *bool, suffix *string, zero *bool) []option {
-	return []option{
-		flag("a", "multiple", all),
-		valued("s", "suffix", func(v string) error { *suffix, *all = v, true; return nil }),
-		flag("z", "zero", zero),
-	}
+var basenameSpec = getopt.Spec{
+	Usage: []string{"NAME [SUFFIX]", "OPTION... NAME..."},
+	Options: []getopt.Option{
+		{Short: 'a', Long: "multiple"}, {Short: 's', Long: "suffix", Arg: getopt.Required, ArgName: "SUFFIX"},
+		{Short: 'z', Long: "zero"},
+	},
 }
 
 // baseName is POSIX basename without suffix removal.
@@ -63,13 +64,12 @@ func dirName(s string) string {
 }
 
 func runBasename(ctx context.Context, env *command.Env) int {
-	var all, zero bool
-	var suffix string
-	c := cmdline{env: env, opts: basenameOptions(&all, &suffix, &zero), usage: "basename NAME [SUFFIX]\n  or:  basename OPTION... NAME..."}
-	names, code, ok := c.parse()
+	opts, names, code, ok := basenameSpec.Run(env)
 	if !ok {
 		return code
 	}
+	suffix, all := opts.Value("suffix")
+	all, zero := all || opts.Has("multiple"), opts.Has("zero")
 	if len(names) == 0 {
 		return usageFail(env, 1, "missing operand")
 	}
@@ -97,13 +97,17 @@ func runBasename(ctx context.Context, env *command.Env) int {
 	return o.finish(env, 0)
 }
 
+var dirnameSpec = getopt.Spec{
+	Usage:   []string{"[OPTION] NAME..."},
+	Options: []getopt.Option{{Short: 'z', Long: "zero"}},
+}
+
 func runDirname(ctx context.Context, env *command.Env) int {
-	var zero bool
-	c := cmdline{env: env, opts: []option{flag("z", "zero", &zero)}, usage: "dirname [OPTION] NAME..."}
-	names, code, ok := c.parse()
+	opts, names, code, ok := dirnameSpec.Run(env)
 	if !ok {
 		return code
 	}
+	zero := len(opts) > 0
 	if len(names) == 0 {
 		return usageFail(env, 1, "missing operand")
 	}
@@ -153,9 +157,10 @@ func parseDuration(s string) (time.Duration, bool) {
 	return d, true
 }
 
+var sleepSpec = getopt.Spec{Usage: []string{"NUMBER[SUFFIX]..."}, Extra: []string{"NUMBER[smhd]"}}
+
 func runSleep(ctx context.Context, env *command.Env) int {
-	c := cmdline{env: env, usage: "sleep NUMBER[SUFFIX]..."}
-	args, code, ok := c.parse()
+	_, args, code, ok := sleepSpec.Run(env)
 	if !ok {
 		return code
 	}
@@ -190,20 +195,25 @@ func runSleep(ctx context.Context, env *command.Env) int {
 	}
 }
 
+var envSpec = getopt.Spec{
+	Usage:       []string{"[OPTION]... [-] [NAME=VALUE]... [COMMAND [ARG]...]"},
+	InOrder:     true,
+	UsageStatus: 125,
+	Options: []getopt.Option{
+		{Short: 'i', Long: "ignore-environment"}, {Short: '0', Long: "null"},
+		{Short: 'u', Long: "unset", Arg: getopt.Required, ArgName: "NAME"},
+		{Short: 'C', Long: "chdir", Arg: getopt.Required, ArgName: "DIR"},
+	},
+	Extra: []string{"NAME=VALUE"},
+}
+
 func runEnv(ctx context.Context, env *command.Env) int {
-	var ignore, zero bool
-	var unset []string
-	var chdir string
-	c := cmdline{env: env, inOrder: true, usageCode: 125, usage: "env [OPTION]... [-] [NAME=VALUE]... [COMMAND [ARG]...]", opts: []option{
-		flag("i", "ignore-environment", &ignore),
-		flag("0", "null", &zero),
-		valued("u", "unset", func(v string) error { unset = append(unset, v); return nil }),
-		valued("C", "chdir", func(v string) error { chdir = v; return nil }),
-	}}
-	args, code, ok := c.parse()
+	opts, args, code, ok := envSpec.Run(env)
 	if !ok {
 		return code
 	}
+	ignore, zero, unset := opts.Has("ignore-environment"), opts.Has("null"), opts.Values("unset")
+	chdir, _ := opts.Value("chdir")
 	if len(args) > 0 && args[0] == "-" {
 		ignore = true
 		args = args[1:]
@@ -273,13 +283,18 @@ func removeVar(vars []string, name string) []string {
 	return out
 }
 
+var printenvSpec = getopt.Spec{
+	Usage:       []string{"[OPTION]... [VARIABLE]..."},
+	UsageStatus: 2,
+	Options:     []getopt.Option{{Short: '0', Long: "null"}},
+}
+
 func runPrintenv(ctx context.Context, env *command.Env) int {
-	var zero bool
-	c := cmdline{env: env, usageCode: 2, opts: []option{flag("0", "null", &zero)}, usage: "printenv [OPTION]... [VARIABLE]..."}
-	names, code, ok := c.parse()
+	opts, names, code, ok := printenvSpec.Run(env)
 	if !ok {
 		return code
 	}
+	zero := len(opts) > 0
 	end := "\n"
 	if zero {
 		end = "\x00"
@@ -315,10 +330,14 @@ func runPrintenv(ctx context.Context, env *command.Env) int {
 // command names itself.
 const binDir = "/bin/"
 
+var whichSpec = getopt.Spec{
+	Usage:       []string{"[-a] NAME..."},
+	UsageStatus: 2,
+	Options:     []getopt.Option{{Short: 'a', Long: "all"}},
+}
+
 func runWhich(ctx context.Context, env *command.Env) int {
-	var all bool
-	c := cmdline{env: env, usageCode: 2, opts: []option{flag("a", "all", &all)}, usage: "which [-a] NAME..."}
-	names, code, ok := c.parse()
+	_, names, code, ok := whichSpec.Run(env)
 	if !ok {
 		return code
 	}
@@ -362,20 +381,24 @@ func isCommand(env *command.Env, name string) bool {
 // statusTimedOut is timeout's status when the command ran out of time.
 const statusTimedOut = 124
 
+var timeoutSpec = getopt.Spec{
+	Usage:       []string{"[OPTION] DURATION COMMAND [ARG]..."},
+	InOrder:     true,
+	UsageStatus: 125,
+	Options: []getopt.Option{
+		{Long: "preserve-status"}, {Long: "foreground"}, {Short: 'v', Long: "verbose"},
+		{Short: 's', Long: "signal", Arg: getopt.Required, ArgName: "SIGNAL"},
+		{Short: 'k', Long: "kill-after", Arg: getopt.Required, ArgName: "DURATION"},
+	},
+}
+
 func runTimeout(ctx context.Context, env *command.Env) int {
-	var preserve bool
-	var kill string
-	c := cmdline{env: env, inOrder: true, usageCode: 125, usage: "timeout [OPTION] DURATION COMMAND [ARG]...", opts: []option{
-		flag("", "preserve-status", &preserve),
-		flag("", "foreground", new(bool)),
-		flag("v", "verbose", new(bool)),
-		valued("s", "signal", func(string) error { return nil }),
-		valued("k", "kill-after", func(v string) error { kill = v; return nil }),
-	}}
-	args, code, ok := c.parse()
+	opts, args, code, ok := timeoutSpec.Run(env)
 	if !ok {
 		return code
 	}
+	preserve := opts.Has("preserve-status")
+	kill, _ := opts.Value("kill-after")
 	if len(args) < 2 {
 		if len(args) == 0 {
 			return usageFail(env, 125, "missing operand")
@@ -418,13 +441,18 @@ func runTimeout(ctx context.Context, env *command.Env) int {
 // runTime runs a command and reports its times on stderr as bash's `time`
 // keyword does (or POSIX's -p format). User and system times are the
 // runner process's, which runs one command at a time.
+var timeSpec = getopt.Spec{
+	Usage:   []string{"[-p] COMMAND [ARG]..."},
+	InOrder: true,
+	Options: []getopt.Option{{Short: 'p', Long: "portability"}},
+}
+
 func runTime(ctx context.Context, env *command.Env) int {
-	var posix bool
-	c := cmdline{env: env, inOrder: true, usage: "time [-p] COMMAND [ARG]...", opts: []option{flag("p", "portability", &posix)}}
-	args, code, ok := c.parse()
+	opts, args, code, ok := timeSpec.Run(env)
 	if !ok {
 		return code
 	}
+	posix := len(opts) > 0
 	start := time.Now()
 	var before syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &before)

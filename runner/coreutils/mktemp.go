@@ -10,33 +10,35 @@ import (
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 	"github.com/wsfs/wsfs/runner/internal/printfmt"
 )
 
 // tempChars are the characters GNU mktemp puts in place of the X's.
 const tempChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
+var mktempSpec = getopt.Spec{
+	Usage: []string{"[OPTION]... [TEMPLATE]"},
+	Options: []getopt.Option{
+		{Short: 'd', Long: "directory"}, {Short: 'u', Long: "dry-run"}, {Short: 'q', Long: "quiet"}, {Short: 't'},
+		{Short: 'p', Arg: getopt.Required, ArgName: "DIR", Key: "tmpdir"},
+		{Long: "tmpdir", Arg: getopt.Optional, ArgName: "DIR"}, {Long: "suffix", Arg: getopt.Required, ArgName: "SUFF"},
+	},
+	Extra: []string{"TEMPLATE (ending in XXX)"},
+}
+
 // runMktemp creates a file (0600) or, with -d, a folder (0700) with a
 // unique name and prints it. Without a template it is tmp.XXXXXXXXXX in
 // $TMPDIR (when that is a folder of the view) or /tmp, the command's own
 // scratch folder.
 func runMktemp(_ context.Context, env *command.Env) int {
-	var dir, dryRun, quiet, inTmp, tmpdirSet bool
-	var tmpdir, suffix string
-	suffixSet := false
-	c := cmdline{env: env, usage: "mktemp [OPTION]... [TEMPLATE]", opts: []option{
-		flag("d", "directory", &dir),
-		flag("u", "dry-run", &dryRun),
-		flag("q", "quiet", &quiet),
-		flag("t", "", &inTmp),
-		valued("p", "", func(v string) error { tmpdir, tmpdirSet = v, true; return nil }),
-		{long: "tmpdir", arg: optArg, do: func(v string) error { tmpdir, tmpdirSet = v, true; return nil }},
-		valued("", "suffix", func(v string) error { suffix, suffixSet = v, true; return nil }),
-	}}
-	args, code, ok := c.parse()
+	opts, args, code, ok := mktempSpec.Run(env)
 	if !ok {
 		return code
 	}
+	dir, dryRun, quiet, inTmp := opts.Has("directory"), opts.Has("dry-run"), opts.Has("quiet"), opts.Has("t")
+	tmpdir, tmpdirSet := opts.Value("tmpdir")
+	suffix, suffixSet := opts.Value("suffix")
 	fail := func(format string, a ...any) int {
 		env.Errorf(format, a...)
 		return 1

@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 // canonMode says which components of a name must exist.
@@ -112,22 +113,39 @@ func errnoOf(err error) error {
 	return err
 }
 
+var readlinkSpec = getopt.Spec{
+	Usage: []string{"[OPTION]... FILE..."},
+	Options: []getopt.Option{
+		{Short: 'f', Long: "canonicalize"}, {Short: 'e', Long: "canonicalize-existing"},
+		{Short: 'm', Long: "canonicalize-missing"}, {Short: 'n', Long: "no-newline"}, {Short: 'z', Long: "zero"},
+		{Short: 'v', Long: "verbose"}, {Short: 'q', Long: "quiet"}, {Short: 's', Long: "silent"},
+	},
+}
+
 func runReadlink(ctx context.Context, env *command.Env) int {
-	mode := canonMode(-1)
-	var noNewline, zero, verbose bool
-	c := cmdline{env: env, usage: "readlink [OPTION]... FILE...", opts: []option{
-		act("f", "canonicalize", func() { mode = canonAllButLast }),
-		act("e", "canonicalize-existing", func() { mode = canonAll }),
-		act("m", "canonicalize-missing", func() { mode = canonNone }),
-		flag("n", "no-newline", &noNewline),
-		flag("z", "zero", &zero),
-		flag("v", "verbose", &verbose),
-		act("q", "quiet", func() { verbose = false }),
-		act("s", "silent", func() { verbose = false }),
-	}}
-	names, code, ok := c.parse()
+	opts, names, code, ok := readlinkSpec.Run(env)
 	if !ok {
 		return code
+	}
+	mode := canonMode(-1)
+	var noNewline, zero, verbose bool
+	for _, o := range opts {
+		switch o.Key {
+		case "canonicalize":
+			mode = canonAllButLast
+		case "canonicalize-existing":
+			mode = canonAll
+		case "canonicalize-missing":
+			mode = canonNone
+		case "no-newline":
+			noNewline = true
+		case "zero":
+			zero = true
+		case "verbose":
+			verbose = true
+		case "quiet", "silent":
+			verbose = false
+		}
 	}
 	if len(names) == 0 {
 		return usageFail(env, 1, "missing operand")
@@ -166,26 +184,46 @@ func runReadlink(ctx context.Context, env *command.Env) int {
 	return o.finish(env, status)
 }
 
+var realpathSpec = getopt.Spec{
+	Usage: []string{"[OPTION]... FILE..."},
+	Options: []getopt.Option{
+		{Short: 'e', Long: "canonicalize-existing"}, {Short: 'm', Long: "canonicalize-missing"}, {Short: 'E'},
+		{Short: 's', Long: "strip"}, {Long: "no-symlinks", Key: "strip"}, {Short: 'L', Long: "logical"},
+		{Short: 'P', Long: "physical"}, {Short: 'q', Long: "quiet"}, {Short: 'z', Long: "zero"},
+		{Long: "relative-to", Arg: getopt.Required, ArgName: "DIR"},
+		{Long: "relative-base", Arg: getopt.Required, ArgName: "DIR"},
+	},
+}
+
 func runRealpath(ctx context.Context, env *command.Env) int {
+	opts, names, code, ok := realpathSpec.Run(env)
+	if !ok {
+		return code
+	}
 	mode := canonAllButLast
 	var noSymlinks, quiet, zero bool
 	var relTo, relBase string
-	c := cmdline{env: env, usage: "realpath [OPTION]... FILE...", opts: []option{
-		act("e", "canonicalize-existing", func() { mode = canonAll }),
-		act("m", "canonicalize-missing", func() { mode = canonNone }),
-		act("E", "", func() { mode = canonAllButLast }),
-		flag("s", "strip", &noSymlinks),
-		flag("", "no-symlinks", &noSymlinks),
-		act("L", "logical", func() {}),
-		act("P", "physical", func() { noSymlinks = false }),
-		flag("q", "quiet", &quiet),
-		flag("z", "zero", &zero),
-		valued("", "relative-to", func(v string) error { relTo = v; return nil }),
-		valued("", "relative-base", func(v string) error { relBase = v; return nil }),
-	}}
-	names, code, ok := c.parse()
-	if !ok {
-		return code
+	for _, o := range opts {
+		switch o.Key {
+		case "canonicalize-existing":
+			mode = canonAll
+		case "canonicalize-missing":
+			mode = canonNone
+		case "E":
+			mode = canonAllButLast
+		case "strip":
+			noSymlinks = true
+		case "physical":
+			noSymlinks = false
+		case "quiet":
+			quiet = true
+		case "zero":
+			zero = true
+		case "relative-to":
+			relTo = o.Value
+		case "relative-base":
+			relBase = o.Value
+		}
 	}
 	if len(names) == 0 {
 		return usageFail(env, 1, "missing operand")

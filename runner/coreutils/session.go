@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 	"github.com/wsfs/wsfs/runner/internal/printfmt"
 )
 
@@ -21,21 +22,31 @@ const (
 	clearScrollback = "\x1b[3J"
 )
 
+var hostnameSpec = getopt.Spec{
+	Usage: []string{"[-s|-f|-d|-i|-I]"},
+	Options: []getopt.Option{
+		{Short: 's', Long: "short"}, {Short: 'f', Long: "fqdn"}, {Short: 'A', Long: "all-fqdns"},
+		{Short: 'd', Long: "domain"}, {Short: 'i', Long: "ip-address"}, {Short: 'I', Long: "all-ip-addresses"},
+	},
+}
+
 // runHostname prints "wsfs" (-s, -f, --fqdn alike; -d an empty domain,
 // -i and -I 127.0.0.1); setting the name is refused.
 func runHostname(_ context.Context, env *command.Env) int {
-	answer := fixedHostname
-	c := cmdline{env: env, usage: "hostname [-s|-f|-d|-i|-I]", opts: []option{
-		act("s", "short", func() { answer = fixedHostname }),
-		act("f", "fqdn", func() { answer = fixedHostname }),
-		act("A", "all-fqdns", func() { answer = fixedHostname }),
-		act("d", "domain", func() { answer = "" }),
-		act("i", "ip-address", func() { answer = "127.0.0.1" }),
-		act("I", "all-ip-addresses", func() { answer = "127.0.0.1" }),
-	}}
-	args, code, ok := c.parse()
+	opts, args, code, ok := hostnameSpec.Run(env)
 	if !ok {
 		return code
+	}
+	answer := fixedHostname
+	for _, o := range opts {
+		switch o.Key {
+		case "short", "fqdn", "all-fqdns":
+			answer = fixedHostname
+		case "domain":
+			answer = ""
+		case "ip-address", "all-ip-addresses":
+			answer = "127.0.0.1"
+		}
 	}
 	if len(args) > 0 {
 		env.Errorf("you must be root to change the host name")
@@ -46,9 +57,10 @@ func runHostname(_ context.Context, env *command.Env) int {
 }
 
 // runWhoami prints "agent", the owner every file shows.
+var whoamiSpec = getopt.Spec{Usage: []string{"[OPTION]..."}}
+
 func runWhoami(_ context.Context, env *command.Env) int {
-	c := cmdline{env: env, usage: "whoami [OPTION]..."}
-	args, code, ok := c.parse()
+	_, args, code, ok := whoamiSpec.Run(env)
 	if !ok {
 		return code
 	}
@@ -61,17 +73,22 @@ func runWhoami(_ context.Context, env *command.Env) int {
 
 // runClear prints the xterm clear sequence whatever TERM says (the agent
 // has no terminal to ask), except for TERM=dumb, which cannot clear.
+var clearSpec = getopt.Spec{
+	Usage: []string{"[-x] [-T TERM]"},
+	Options: []getopt.Option{
+		{Short: 'x'}, {Short: 'T', Arg: getopt.Required, ArgName: "TERM"}, {Short: 'V'},
+	},
+}
+
 func runClear(_ context.Context, env *command.Env) int {
-	keepScrollback := false
-	term := env.Getenv("TERM")
-	c := cmdline{env: env, usage: "clear [-x] [-T TERM]", opts: []option{
-		flag("x", "", &keepScrollback),
-		valued("T", "", func(v string) error { term = v; return nil }),
-		act("V", "", func() {}),
-	}}
-	args, code, ok := c.parse()
+	opts, args, code, ok := clearSpec.Run(env)
 	if !ok {
 		return code
+	}
+	keepScrollback := opts.Has("x")
+	term, ok := opts.Value("T")
+	if !ok {
+		term = env.Getenv("TERM")
 	}
 	if len(args) > 0 {
 		return usageFail(env, 1, "extra operand "+printfmt.LocaleQuote(args[0]))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 const (
@@ -23,19 +24,29 @@ const (
 	statTerse = "%n %s %b %f %u %g %D %i %h %t %T %X %Y %Z %W %o\n"
 )
 
+var statSpec = getopt.Spec{
+	Usage: []string{"[OPTION]... FILE..."},
+	Options: []getopt.Option{
+		{Short: 'L', Long: "dereference"}, {Short: 't', Long: "terse"},
+		{Short: 'c', Long: "format", Arg: getopt.Required, ArgName: "FORMAT"},
+		{Long: "printf", Arg: getopt.Required, ArgName: "FORMAT"}, {Short: 'f', Long: "file-system"},
+	},
+}
+
 func runStat(ctx context.Context, env *command.Env) int {
-	var deref, terse bool
-	format, printf := "", false
-	c := cmdline{env: env, usage: "stat [OPTION]... FILE...", opts: []option{
-		flag("L", "dereference", &deref),
-		flag("t", "terse", &terse),
-		valued("c", "format", func(v string) error { format, printf = v+"\n", false; return nil }),
-		valued("", "printf", func(v string) error { format, printf = v, true; return nil }),
-		act("f", "file-system", func() {}),
-	}}
-	files, code, ok := c.parse()
+	opts, files, code, ok := statSpec.Run(env)
 	if !ok {
 		return code
+	}
+	deref, terse := opts.Has("dereference"), opts.Has("terse")
+	format, printf := "", false
+	for _, o := range opts {
+		switch o.Key {
+		case "format":
+			format, printf = o.Value+"\n", false
+		case "printf":
+			format, printf = o.Value, true
+		}
 	}
 	if len(files) == 0 {
 		return usageFail(env, 1, "missing operand")

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 type tarFlags struct {
@@ -31,56 +32,26 @@ type tarFlags struct {
 	autoCompress, overwrite, touchTime bool
 }
 
-func tarOptions(f *tarFlags, modeErr *string) []option {
-	setMode := func(m byte) func() {
-		return func() {
-			if f.mode != 0 && f.mode != m {
-				*modeErr = "You may not specify more than one '-Acdtrux', '--delete' or  '--test-label' option"
-			}
-			f.mode = m
-		}
-	}
-	return []option{
-		act("c", "create", setMode('c')),
-		act("x", "extract", setMode('x')),
-		act("", "get", setMode('x')),
-		act("t", "list", setMode('t')),
-		valued("f", "file", func(v string) error { f.file = v; return nil }),
-		flag("z", "gzip", &f.gzip),
-		flag("", "gunzip", &f.gzip),
-		flag("", "ungzip", &f.gzip),
-		flag("a", "auto-compress", &f.autoCompress),
-		flag("v", "verbose", &f.verbose),
-		flag("O", "to-stdout", &f.toStdout),
-		flag("k", "keep-old-files", &f.keepOld),
-		flag("", "overwrite", &f.overwrite),
-		flag("h", "dereference", &f.deref),
-		flag("m", "touch", &f.touchTime),
-		flag("P", "absolute-names", &f.absoluteNames),
-		flag("", "no-same-owner", &f.noSameOwner),
-		act("p", "preserve-permissions", func() {}),
-		act("", "same-owner", func() {}),
-		act("", "no-same-permissions", func() {}),
-		valued("C", "directory", func(v string) error {
-			// Each -C is relative to the one before, as GNU's chdir.
-			if f.dir != "" && !path.IsAbs(v) {
-				v = joinPath(f.dir, v)
-			}
-			f.dir = v
-			return nil
-		}),
-		valued("", "strip-components", func(v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return usageError{fmt.Sprintf("Invalid number of elements: %s", lquote(v))}
-			}
-			f.strip = n
-			return nil
-		}),
-		valued("", "exclude", func(v string) error { f.excludes = append(f.excludes, v); return nil }),
-		option{short: "j", long: "bzip2", do: func(string) error { return usageError{"bzip2 compression is not available in the runner; use -z"} }},
-		option{short: "J", long: "xz", do: func(string) error { return usageError{"xz compression is not available in the runner; use -z"} }},
-	}
+var tarSpec = getopt.Spec{
+	Usage:       []string{"[OPTION...] [FILE]..."},
+	Operands:    true,
+	UsageStatus: 64,
+	Fail: func(name string, w getopt.Writer, msg string) int {
+		fmt.Fprintf(w, "%s: %s\nTry '%s --help' or '%s --usage' for more information.\n", name, msg, name, name)
+		return 64
+	},
+	Options: []getopt.Option{
+		{Short: 'c', Long: "create"}, {Short: 'x', Long: "extract"}, {Long: "get", Key: "extract"},
+		{Short: 't', Long: "list"}, {Short: 'f', Long: "file", Arg: getopt.Required, ArgName: "ARCHIVE"},
+		{Short: 'z', Long: "gzip"}, {Long: "gunzip", Key: "gzip"}, {Long: "ungzip", Key: "gzip"},
+		{Short: 'a', Long: "auto-compress"}, {Short: 'v', Long: "verbose"}, {Short: 'O', Long: "to-stdout"},
+		{Short: 'k', Long: "keep-old-files"}, {Long: "overwrite"}, {Short: 'h', Long: "dereference"},
+		{Short: 'm', Long: "touch"}, {Short: 'P', Long: "absolute-names"}, {Long: "no-same-owner"},
+		{Short: 'p', Long: "preserve-permissions"}, {Long: "same-owner"}, {Long: "no-same-permissions"},
+		{Short: 'C', Long: "directory", Arg: getopt.Required, ArgName: "DIR"},
+		{Long: "strip-components", Arg: getopt.Required, ArgName: "NUMBER"},
+		{Long: "exclude", Arg: getopt.Required, ArgName: "PATTERN"}, {Short: 'j', Long: "bzip2"}, {Short: 'J', Long: "xz"},
+	},
 }
 
 // expandOldTarArgs turns tar's old style ("tar cvf a.tar x") into dashed
@@ -127,13 +98,66 @@ func runTar(ctx context.Context, env *command.Env) int {
 	}
 	sub := *env
 	sub.Args = append([]string{env.Args[0]}, expandOldTarArgs(env.Args[1:])...)
-	var memberDirs []string // the -C in effect for each member, in order
-	c := cmdline{env: &sub, usageCode: 64, usage: "tar [OPTION...] [FILE]...", opts: tarOptions(&f, &modeErr),
-		try:       "Try 'tar --help' or 'tar --usage' for more information.",
-		onOperand: func(string) { memberDirs = append(memberDirs, f.dir) }}
-	members, code, ok := c.parse()
+	opts, rest, code, ok := tarSpec.Run(&sub)
 	if !ok {
 		return code
+	}
+	var members, memberDirs []string // memberDirs: the -C in effect for each member
+	for _, o := range opts {
+		switch o.Key {
+		case "":
+			members, memberDirs = append(members, o.Value), append(memberDirs, f.dir)
+		case "create", "extract", "list":
+			m := map[string]byte{"create": 'c', "extract": 'x', "list": 't'}[o.Key]
+			if f.mode != 0 && f.mode != m {
+				modeErr = "You may not specify more than one '-Acdtrux', '--delete' or  '--test-label' option"
+			}
+			f.mode = m
+		case "file":
+			f.file = o.Value
+		case "gzip":
+			f.gzip = true
+		case "auto-compress":
+			f.autoCompress = true
+		case "verbose":
+			f.verbose = true
+		case "to-stdout":
+			f.toStdout = true
+		case "keep-old-files":
+			f.keepOld = true
+		case "overwrite":
+			f.overwrite = true
+		case "dereference":
+			f.deref = true
+		case "touch":
+			f.touchTime = true
+		case "absolute-names":
+			f.absoluteNames = true
+		case "no-same-owner":
+			f.noSameOwner = true
+		case "directory":
+			// Each -C is relative to the one before, as GNU's chdir.
+			v := o.Value
+			if f.dir != "" && !path.IsAbs(v) {
+				v = joinPath(f.dir, v)
+			}
+			f.dir = v
+		case "strip-components":
+			n, err := strconv.Atoi(o.Value)
+			if err != nil || n < 0 {
+				return tarSpec.Usagef(env, "Invalid number of elements: %s", lquote(o.Value))
+			}
+			f.strip = n
+		case "exclude":
+			f.excludes = append(f.excludes, o.Value)
+		case "bzip2":
+			return tarSpec.Usagef(env, "bzip2 compression is not available in the runner; use -z")
+		case "xz":
+			return tarSpec.Usagef(env, "xz compression is not available in the runner; use -z")
+		}
+	}
+	for _, m := range rest {
+		members, memberDirs = append(members, m), append(memberDirs, f.dir)
 	}
 	if modeErr != "" {
 		return tarFail(env, modeErr)

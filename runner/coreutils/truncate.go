@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 	"github.com/wsfs/wsfs/runner/internal/printfmt"
 )
 
@@ -58,22 +59,26 @@ func parseSize(s string) (int64, bool) {
 	return n * int64(math.Pow(base, float64(pow))), true
 }
 
+var truncateSpec = getopt.Spec{
+	Usage: []string{"OPTION... FILE..."},
+	Options: []getopt.Option{
+		{Short: 'c', Long: "no-create"}, {Short: 'o', Long: "io-blocks"},
+		{Short: 'r', Long: "reference", Arg: getopt.Required, ArgName: "RFILE"},
+		{Short: 's', Long: "size", Arg: getopt.Required, ArgName: "[+-<>/%]SIZE"},
+	},
+}
+
 // runTruncate shrinks or extends files to a size (-s) or another file's
 // size (-r); missing files are created unless -c.
 func runTruncate(ctx context.Context, env *command.Env) int {
-	var noCreate, ioBlocks, sizeSet bool
-	var size *truncateSize
-	var sizeText, ref string
-	c := cmdline{env: env, usage: "truncate OPTION... FILE...", opts: []option{
-		flag("c", "no-create", &noCreate),
-		flag("o", "io-blocks", &ioBlocks),
-		valued("r", "reference", func(v string) error { ref = v; return nil }),
-		valued("s", "size", func(v string) error { sizeText, sizeSet = v, true; return nil }),
-	}}
-	files, code, ok := c.parse()
+	opts, files, code, ok := truncateSpec.Run(env)
 	if !ok {
 		return code
 	}
+	noCreate, ioBlocks := opts.Has("no-create"), opts.Has("io-blocks")
+	ref, _ := opts.Value("reference")
+	sizeText, sizeSet := opts.Value("size")
+	var size *truncateSize
 	if sizeSet {
 		t := strings.TrimLeft(sizeText, " \t\n\v\f\r")
 		size = &truncateSize{}
