@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 func displayWidth(s string) int {
@@ -22,15 +23,22 @@ func displayWidth(s string) int {
 	return w
 }
 
+var columnSpec = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 't', Long: "table"}, {Short: 's', Long: "separator", Arg: getopt.Required, ArgName: "SEP"},
+		{Short: 'o', Long: "output-separator", Arg: getopt.Required, ArgName: "SEP"},
+		{Short: 'c', Long: "output-width", Arg: getopt.Required, ArgName: "WIDTH"}, {Short: 'x', Long: "fillrows"},
+		{Short: 'R', Long: "table-right", Arg: getopt.Required, ArgName: "LIST"},
+		{Short: 'N', Long: "table-columns", Arg: getopt.Required, ArgName: "LIST"}, {Short: 'L', Long: "keep-empty-lines"},
+		{Short: 'n', Long: "table-name", Arg: getopt.Required, ArgName: "NAME"},
+	},
+}
+
 // Column implements util-linux column: fill mode (columns first, or rows
 // with -x) padded with tabs, and table mode (-t).
 func Column(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
-	flags, operands, st, ok := r.parse([]option{
-		{short: 't', long: "table"}, {short: 's', long: "separator", arg: reqArg}, {short: 'o', long: "output-separator", arg: reqArg},
-		{short: 'c', long: "output-width", arg: reqArg}, {short: 'x', long: "fillrows"}, {short: 'R', long: "table-right", arg: reqArg},
-		{short: 'N', long: "table-columns", arg: reqArg}, {short: 'L', long: "keep-empty-lines"}, {short: 'n', long: "table-name", arg: reqArg},
-	}, false, 1)
+	flags, operands, st, ok := columnSpec.Run(env)
 	if !ok {
 		return st
 	}
@@ -46,17 +54,17 @@ func Column(ctx context.Context, env *command.Env) int {
 	var right map[int]bool
 	var names []string
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "table":
 			table = true
 		case "separator":
-			seps = f.val
+			seps = f.Value
 		case "output-separator":
-			outSep = f.val
+			outSep = f.Value
 		case "output-width":
-			n, err := strconv.Atoi(f.val)
+			n, err := strconv.Atoi(f.Value)
 			if err != nil || n < 0 {
-				env.Errorf("invalid columns argument: '%s'", f.val)
+				env.Errorf("invalid columns argument: '%s'", f.Value)
 				return 1
 			}
 			width = n
@@ -65,10 +73,10 @@ func Column(ctx context.Context, env *command.Env) int {
 		case "keep-empty-lines":
 			keepEmpty = true
 		case "table-columns":
-			names = strings.Split(f.val, ",")
+			names = strings.Split(f.Value, ",")
 		case "table-right":
 			right = map[int]bool{}
-			for _, s := range strings.Split(f.val, ",") {
+			for _, s := range strings.Split(f.Value, ",") {
 				if n, err := strconv.Atoi(s); err == nil {
 					right[n-1] = true
 				} else {

@@ -6,15 +6,21 @@ import (
 	"fmt"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
+
+var commSpec = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: '1'}, {Short: '2'}, {Short: '3'}, {Long: "check-order"}, {Long: "nocheck-order"},
+		{Long: "output-delimiter", Arg: getopt.Required, ArgName: "STR"}, {Long: "total"},
+		{Short: 'z', Long: "zero-terminated"},
+	},
+}
 
 // Comm implements comm; lines compare as bytes.
 func Comm(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
-	flags, operands, st, ok := r.parse([]option{
-		{short: '1'}, {short: '2'}, {short: '3'}, {long: "check-order"}, {long: "nocheck-order"},
-		{long: "output-delimiter", arg: reqArg}, {long: "total"}, {short: 'z', long: "zero-terminated"},
-	}, false, 1)
+	flags, operands, st, ok := commSpec.Run(env)
 	if !ok {
 		return st
 	}
@@ -25,19 +31,19 @@ func Comm(ctx context.Context, env *command.Env) int {
 	total := false
 	eol := byte('\n')
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "1", "2", "3":
-			show[f.key[0]-'1'] = false
+			show[f.Key[0]-'1'] = false
 		case "check-order":
 			check = 1
 		case "nocheck-order":
 			check = -1
 		case "output-delimiter":
-			if sepSet && sep != f.val {
+			if sepSet && sep != f.Value {
 				env.Errorf("multiple output delimiters specified")
 				return 1
 			}
-			sep, sepSet = f.val, true
+			sep, sepSet = f.Value, true
 			if sep == "" {
 				sep = "\x00"
 			}

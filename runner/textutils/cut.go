@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 // span is an inclusive 1-based range of positions; hi is MaxInt for "N-".
@@ -101,15 +102,21 @@ func complementSpans(in []span) []span {
 	return append(out, span{next, math.MaxInt})
 }
 
+var cutSpec = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 'b', Long: "bytes", Arg: getopt.Required, Key: "list-b", ArgName: "LIST"},
+		{Short: 'c', Long: "characters", Arg: getopt.Required, Key: "list-c", ArgName: "LIST"},
+		{Short: 'f', Long: "fields", Arg: getopt.Required, Key: "list-f", ArgName: "LIST"},
+		{Short: 'd', Long: "delimiter", Arg: getopt.Required, ArgName: "DELIM"}, {Short: 's', Long: "only-delimited"},
+		{Short: 'n'}, {Long: "complement"}, {Long: "output-delimiter", Arg: getopt.Required, ArgName: "STRING"},
+		{Short: 'z', Long: "zero-terminated"},
+	},
+}
+
 // Cut implements cut. -c counts bytes, as GNU cut does.
 func Cut(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
-	flags, operands, st, ok := r.parse([]option{
-		{short: 'b', long: "bytes", arg: reqArg, key: "list-b"}, {short: 'c', long: "characters", arg: reqArg, key: "list-c"},
-		{short: 'f', long: "fields", arg: reqArg, key: "list-f"}, {short: 'd', long: "delimiter", arg: reqArg},
-		{short: 's', long: "only-delimited"}, {short: 'n'}, {long: "complement"}, {long: "output-delimiter", arg: reqArg},
-		{short: 'z', long: "zero-terminated"},
-	}, false, 1)
+	flags, operands, st, ok := cutSpec.Run(env)
 	if !ok {
 		return st
 	}
@@ -120,26 +127,26 @@ func Cut(ctx context.Context, env *command.Env) int {
 	var outDelim *string
 	lineDelim := byte('\n')
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "list-b", "list-c", "list-f":
 			if mode != 0 {
 				return r.usage(1, "only one list may be specified")
 			}
-			mode, list = f.key[5], f.val
+			mode, list = f.Key[5], f.Value
 		case "delimiter":
-			if len(f.val) > 1 {
+			if len(f.Value) > 1 {
 				return r.usage(1, "the delimiter must be a single character")
 			}
 			delim, delimSet = 0, true
-			if f.val != "" {
-				delim = f.val[0]
+			if f.Value != "" {
+				delim = f.Value[0]
 			}
 		case "only-delimited":
 			onlyDelim = true
 		case "complement":
 			complement = true
 		case "output-delimiter":
-			v := f.val
+			v := f.Value
 			outDelim = &v
 		case "zero-terminated":
 			lineDelim = 0

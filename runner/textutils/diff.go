@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 type diffOpts struct {
@@ -41,24 +42,31 @@ type diffText struct {
 	data  []byte
 }
 
+var diffSpec = getopt.Spec{
+	Usage: []string{"[OPTION]... FILES"},
+	// diff names itself on its "Try" line too.
+	Fail: func(name string, w getopt.Writer, msg string) int {
+		fmt.Fprintf(w, "%s: %s\n%s: Try '%s --help' for more information.\n", name, msg, name, name)
+		return 2
+	},
+	Options: []getopt.Option{
+		{Short: 'u', Key: "u"}, {Short: 'U', Long: "unified", Arg: getopt.Required, Key: "U", ArgName: "NUM"},
+		{Short: 'c', Key: "c"}, {Short: 'C', Long: "context", Arg: getopt.Required, Key: "C", ArgName: "NUM"},
+		{Short: 'q', Long: "brief"}, {Short: 's', Long: "report-identical-files"}, {Short: 'r', Long: "recursive"},
+		{Short: 'N', Long: "new-file"}, {Short: 'i', Long: "ignore-case"}, {Short: 'w', Long: "ignore-all-space"},
+		{Short: 'b', Long: "ignore-space-change"}, {Short: 'B', Long: "ignore-blank-lines"}, {Long: "strip-trailing-cr"},
+		{Short: 'a', Long: "text"}, {Short: 'd', Long: "minimal"}, {Long: "label", Arg: getopt.Required, ArgName: "LABEL"},
+		{Long: "normal"}, {Short: 'y', Long: "side-by-side"}, {Short: 'e', Long: "ed"}, {Short: 'p', Long: "show-c-function"},
+		{Long: "color", Arg: getopt.Optional, ArgName: "WHEN"}, {Short: 'T', Long: "initial-tab"}, {Long: "no-dereference"},
+		{Digits: true, Key: "digit"},
+	},
+}
+
 // Diff implements diff: normal, unified and context formats, -q, -s,
 // -r and -N over directories, with GNU's choice of hunks.
 func Diff(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
-	// -NUM is an obsolete spelling of -U NUM / -C NUM context; only keep
-	// the modern forms.
-	flags, operands, st, ok := r.parse([]option{
-		{short: 'u', key: "u"}, {short: 'U', long: "unified", arg: reqArg, key: "U"}, {short: 'c', key: "c"},
-		{short: 'C', long: "context", arg: reqArg, key: "C"}, {short: 'q', long: "brief"}, {short: 's', long: "report-identical-files"},
-		{short: 'r', long: "recursive"}, {short: 'N', long: "new-file"}, {short: 'i', long: "ignore-case"},
-		{short: 'w', long: "ignore-all-space"}, {short: 'b', long: "ignore-space-change"}, {short: 'B', long: "ignore-blank-lines"},
-		{long: "strip-trailing-cr"}, {short: 'a', long: "text"}, {short: 'd', long: "minimal"}, {long: "label", arg: reqArg},
-		{long: "normal"}, {short: 'y', long: "side-by-side"}, {short: 'e', long: "ed"}, {short: 'p', long: "show-c-function"},
-		{long: "color", arg: optArg}, {short: 'T', long: "initial-tab"}, {long: "no-dereference"},
-		{short: '0', key: "digit"}, {short: '1', key: "digit"}, {short: '2', key: "digit"}, {short: '3', key: "digit"},
-		{short: '4', key: "digit"}, {short: '5', key: "digit"}, {short: '6', key: "digit"}, {short: '7', key: "digit"},
-		{short: '8', key: "digit"}, {short: '9', key: "digit"},
-	}, false, 2)
+	flags, operands, st, ok := diffSpec.Run(env)
 	if !ok {
 		return st
 	}
@@ -73,32 +81,17 @@ func Diff(ctx context.Context, env *command.Env) int {
 		}
 	}
 	o.switches = strings.Join(sw, " ")
-	// GNU's obsolete -NUM context ("-u0", "-5") arrives digit by digit.
-	digits := ""
-	for _, a := range env.Args[1:] {
-		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") {
-			for _, c := range a[1:] {
-				if c >= '0' && c <= '9' {
-					digits += string(c)
-				}
-				if strings.ContainsRune("UCL", c) {
-					break
-				}
-			}
-		}
-	}
+	digits := "" // GNU's obsolete -NUM context ("-u0", "-5"), digit by digit
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "u", "c":
-			o.format = f.key[0]
+			o.format = f.Key[0]
 		case "U", "C":
-			n, err := strconv.Atoi(f.val)
+			n, err := strconv.Atoi(f.Value)
 			if err != nil || n < 0 {
-				env.Errorf("invalid context length %s", quote(f.val))
-				fmt.Fprintf(env.Stderr, "%s: Try '%s --help' for more information.\n", env.Name(), env.Name())
-				return 2
+				return diffSpec.Usagef(env, "invalid context length %s", quote(f.Value))
 			}
-			o.format, o.context = strings.ToLower(f.key)[0], n
+			o.format, o.context = strings.ToLower(f.Key)[0], n
 		case "brief":
 			o.brief = true
 		case "report-identical-files":
@@ -122,11 +115,13 @@ func Diff(ctx context.Context, env *command.Env) int {
 		case "minimal":
 			o.minimal = true
 		case "label":
-			o.labels = append(o.labels, f.val)
+			o.labels = append(o.labels, f.Value)
+		case "digit":
+			digits += f.Value
 		case "normal":
 			o.format = 'n'
 		case "side-by-side", "ed", "show-c-function", "initial-tab":
-			env.Errorf("--%s is not supported in the runner; use -u", f.key)
+			env.Errorf("--%s is not supported in the runner; use -u", f.Key)
 			return 2
 		}
 	}
@@ -136,11 +131,11 @@ func Diff(ctx context.Context, env *command.Env) int {
 	switch {
 	case len(operands) < 2:
 		if len(operands) == 0 {
-			return r.usage(2, "missing operand")
+			return diffSpec.Usagef(env, "missing operand")
 		}
-		return r.usage(2, "missing operand after %s", quote(operands[0]))
+		return diffSpec.Usagef(env, "missing operand after %s", quote(operands[0]))
 	case len(operands) > 2:
-		return r.usage(2, "extra operand %s", quote(operands[2]))
+		return diffSpec.Usagef(env, "extra operand %s", quote(operands[2]))
 	}
 	a, b := operands[0], operands[1]
 	da, db := r.isDir(a), r.isDir(b)

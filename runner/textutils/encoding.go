@@ -17,29 +17,35 @@ import (
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
+
+var base64Spec = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 'd', Long: "decode"}, {Short: 'i', Long: "ignore-garbage"},
+		{Short: 'w', Long: "wrap", Arg: getopt.Required, ArgName: "COLS"},
+	},
+}
 
 // Base64 implements base64.
 func Base64(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
-	flags, operands, st, ok := r.parse([]option{
-		{short: 'd', long: "decode"}, {short: 'i', long: "ignore-garbage"}, {short: 'w', long: "wrap", arg: reqArg},
-	}, false, 1)
+	flags, operands, st, ok := base64Spec.Run(env)
 	if !ok {
 		return st
 	}
 	decode, garbage := false, false
 	wrap := 76
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "decode":
 			decode = true
 		case "ignore-garbage":
 			garbage = true
 		case "wrap":
-			n, err := strconv.Atoi(f.val)
+			n, err := strconv.Atoi(f.Value)
 			if err != nil || n < 0 {
-				env.Errorf("invalid wrap size: %s", quote(f.val))
+				env.Errorf("invalid wrap size: %s", quote(f.Value))
 				return 1
 			}
 			wrap = n
@@ -127,8 +133,6 @@ func Base64(ctx context.Context, env *command.Env) int {
 	return r.finish(0)
 }
 
-var sumFlags = []string{"-c", "-b", "-t", "--tag", "--quiet", "--status", "--strict", "-w", "--ignore-missing", "-z"}
-
 type sumAlgo struct {
 	name string // "MD5", "SHA1", …
 	size int    // hex digits
@@ -198,19 +202,23 @@ func unescapeName(s string) string {
 	return b.String()
 }
 
+var checksumSpec = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 'b', Long: "binary"}, {Short: 'c', Long: "check"}, {Long: "tag"}, {Short: 't', Long: "text"},
+		{Short: 'z', Long: "zero"}, {Long: "ignore-missing"}, {Long: "quiet"}, {Long: "status"}, {Long: "strict"},
+		{Short: 'w', Long: "warn"},
+	},
+}
+
 func checksum(ctx context.Context, env *command.Env, algo sumAlgo) int {
 	r := newRun(ctx, env)
-	flags, operands, st, ok := r.parse([]option{
-		{short: 'b', long: "binary"}, {short: 'c', long: "check"}, {long: "tag"}, {short: 't', long: "text"},
-		{short: 'z', long: "zero"}, {long: "ignore-missing"}, {long: "quiet"}, {long: "status"}, {long: "strict"},
-		{short: 'w', long: "warn"},
-	}, false, 1)
+	flags, operands, st, ok := checksumSpec.Run(env)
 	if !ok {
 		return st
 	}
 	var binary, check, tag, zero, ignoreMissing, quiet, status, strict, warn bool
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "binary":
 			binary = true
 		case "text":

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 // parseSize reads a count with GNU's optional multiplier suffix (b, kB, K,
@@ -113,30 +114,37 @@ type headTailOpts struct {
 	operands []string
 }
 
+var headSpec = getopt.Spec{Options: []getopt.Option{
+	{Short: 'n', Long: "lines", Arg: getopt.Required, ArgName: "[-]NUM"},
+	{Short: 'c', Long: "bytes", Arg: getopt.Required, ArgName: "[-]NUM"}, {Short: 'q', Long: "quiet"},
+	{Long: "silent", Key: "quiet"}, {Short: 'v', Long: "verbose"}, {Short: 'z', Long: "zero-terminated"},
+}}
+
+var tailSpec = getopt.Spec{Options: []getopt.Option{
+	{Short: 'n', Long: "lines", Arg: getopt.Required, ArgName: "[+]NUM"},
+	{Short: 'c', Long: "bytes", Arg: getopt.Required, ArgName: "[+]NUM"}, {Short: 'q', Long: "quiet"},
+	{Long: "silent", Key: "quiet"}, {Short: 'v', Long: "verbose"}, {Short: 'z', Long: "zero-terminated"},
+	{Short: 'f', Key: "follow"}, {Long: "follow", Arg: getopt.Optional, ArgName: "{name|descriptor}"},
+	{Short: 'F', Key: "follow"}, {Long: "retry"}, {Short: 's', Long: "sleep-interval", Arg: getopt.Required, ArgName: "N"},
+	{Long: "pid", Arg: getopt.Required, ArgName: "PID"},
+}}
+
 func parseHeadTail(r *run, isTail bool) (headTailOpts, int, bool) {
 	o := headTailOpts{count: 10, delim: '\n'}
-	opts := []option{
-		{short: 'n', long: "lines", arg: reqArg},
-		{short: 'c', long: "bytes", arg: reqArg},
-		{short: 'q', long: "quiet", key: "q"},
-		{long: "silent", key: "q"},
-		{short: 'v', long: "verbose", key: "v"},
-		{short: 'z', long: "zero-terminated"},
-	}
+	spec := &headSpec
 	if isTail {
-		opts = append(opts, option{short: 'f', long: "follow", arg: optArg, key: "f"}, option{short: 'F', key: "f"},
-			option{long: "retry"}, option{short: 's', long: "sleep-interval", arg: reqArg}, option{long: "pid", arg: reqArg})
+		spec = &tailSpec
 	}
 	r.env.Args = obsoleteCount(r.env.Args, isTail)
-	flags, operands, st, ok := r.parse(opts, false, 1)
+	flags, operands, st, ok := spec.Run(r.env)
 	if !ok {
 		return o, st, false
 	}
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "lines", "bytes":
-			o.bytes = f.key == "bytes"
-			v := f.val
+			o.bytes = f.Key == "bytes"
+			v := f.Value
 			o.sign = 0
 			if v != "" && (v[0] == '-' || v[0] == '+') {
 				o.sign = v[0]
@@ -148,7 +156,7 @@ func parseHeadTail(r *run, isTail bool) (headTailOpts, int, bool) {
 				what = "bytes"
 			}
 			if err != nil {
-				r.env.Errorf("invalid number of %s: %s", what, quote(f.val))
+				r.env.Errorf("invalid number of %s: %s", what, quote(f.Value))
 				return o, 1, false
 			}
 			o.count = n
@@ -158,13 +166,13 @@ func parseHeadTail(r *run, isTail bool) (headTailOpts, int, bool) {
 			if !isTail && o.sign == '+' {
 				o.sign = 0
 			}
-		case "q":
+		case "quiet":
 			o.headers = 1
-		case "v":
+		case "verbose":
 			o.headers = 2
 		case "zero-terminated":
 			o.delim = 0
-		case "f":
+		case "follow":
 			r.env.Errorf("following files (-f) is not supported: a runner command sees a fixed snapshot; read the file again in a later command")
 			return o, 1, false
 		}

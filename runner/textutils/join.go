@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 type joinLine struct {
@@ -18,14 +19,21 @@ type joinSpec struct {
 	file, field int // file 0 means the join field
 }
 
+var joinCmdline = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 'a', Arg: getopt.Required, ArgName: "FILENUM"}, {Short: 'v', Arg: getopt.Required, ArgName: "FILENUM"},
+		{Short: 'e', Arg: getopt.Required, ArgName: "STRING"}, {Short: 'i', Long: "ignore-case"},
+		{Short: 'j', Arg: getopt.Required, ArgName: "FIELD"}, {Short: '1', Arg: getopt.Required, ArgName: "FIELD"},
+		{Short: '2', Arg: getopt.Required, ArgName: "FIELD"}, {Short: 'o', Arg: getopt.Required, ArgName: "FORMAT"},
+		{Short: 't', Arg: getopt.Required, ArgName: "CHAR"}, {Long: "check-order"}, {Long: "nocheck-order"}, {Long: "header"},
+		{Short: 'z', Long: "zero-terminated"},
+	},
+}
+
 // Join implements join.
 func Join(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
-	flags, operands, st, ok := r.parse([]option{
-		{short: 'a', arg: reqArg}, {short: 'v', arg: reqArg}, {short: 'e', arg: reqArg}, {short: 'i', long: "ignore-case"},
-		{short: 'j', arg: reqArg}, {short: '1', arg: reqArg}, {short: '2', arg: reqArg}, {short: 'o', arg: reqArg},
-		{short: 't', arg: reqArg}, {long: "check-order"}, {long: "nocheck-order"}, {long: "header"}, {short: 'z', long: "zero-terminated"},
-	}, false, 1)
+	flags, operands, st, ok := joinCmdline.Run(env)
 	if !ok {
 		return st
 	}
@@ -50,37 +58,37 @@ func Join(ctx context.Context, env *command.Env) int {
 		return n - 1, true
 	}
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "a", "v":
-			if f.val != "1" && f.val != "2" {
-				env.Errorf("invalid field number: %s", quote(f.val))
+			if f.Value != "1" && f.Value != "2" {
+				env.Errorf("invalid field number: %s", quote(f.Value))
 				return 1
 			}
-			unpaired[f.val[0]-'1'] = true
-			if f.key == "v" {
+			unpaired[f.Value[0]-'1'] = true
+			if f.Key == "v" {
 				printPairs = false
 			}
 		case "e":
-			empty, emptySet = f.val, true
+			empty, emptySet = f.Value, true
 		case "ignore-case":
 			ignoreCase = true
 		case "j", "1", "2":
-			n, ok := fieldNum(f.val)
+			n, ok := fieldNum(f.Value)
 			if !ok {
 				return 1
 			}
-			if f.key != "2" {
+			if f.Key != "2" {
 				joinField[0] = n
 			}
-			if f.key != "1" {
+			if f.Key != "1" {
 				joinField[1] = n
 			}
 		case "o":
-			if f.val == "auto" {
+			if f.Value == "auto" {
 				autoFormat = true
 				continue
 			}
-			for _, item := range strings.FieldsFunc(f.val, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
+			for _, item := range strings.FieldsFunc(f.Value, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
 				if item == "0" {
 					format = append(format, joinSpec{})
 					continue
@@ -97,17 +105,17 @@ func Join(ctx context.Context, env *command.Env) int {
 				format = append(format, joinSpec{file: int(a[0] - '0'), field: n})
 			}
 		case "t":
-			if len(f.val) > 1 {
-				if f.val == "\\0" {
+			if len(f.Value) > 1 {
+				if f.Value == "\\0" {
 					tab = 0
 					continue
 				}
-				env.Errorf("multi-character tab %s", quote(f.val))
+				env.Errorf("multi-character tab %s", quote(f.Value))
 				return 1
 			}
 			tab = '\n' // an empty -t: the whole line is the field
-			if f.val != "" {
-				tab = int(f.val[0])
+			if f.Value != "" {
+				tab = int(f.Value[0])
 			}
 		case "check-order":
 			check = 1

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 // odSpec is one output format of od: its kind (a c d o u x), element size
@@ -149,19 +150,26 @@ func (s odSpec) format(b []byte) string {
 	return strconv.FormatInt(v, 10)
 }
 
+var odCmdline = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 'A', Long: "address-radix", Arg: getopt.Required, ArgName: "RADIX"},
+		{Short: 't', Long: "format", Arg: getopt.Required, ArgName: "TYPE"},
+		{Short: 'N', Long: "read-bytes", Arg: getopt.Required, ArgName: "BYTES"},
+		{Short: 'j', Long: "skip-bytes", Arg: getopt.Required, ArgName: "BYTES"}, {Short: 'v', Long: "output-duplicates"},
+		{Short: 'w', Long: "width", Arg: getopt.Optional, ArgName: "BYTES"}, {Short: 'c', Key: "tc"},
+		{Short: 'x', Key: "tx2"}, {Short: 'o', Key: "to2"}, {Short: 'd', Key: "tu2"}, {Short: 'b', Key: "to1"},
+		{Short: 'i', Key: "td4"}, {Short: 'l', Key: "td8"}, {Short: 's', Key: "td2"}, {Short: 'a', Key: "ta"},
+		{Short: 'h', Key: "tx2"}, {Short: 'B', Key: "to2"}, {Short: 'D', Key: "tu4"}, {Short: 'O', Key: "to4"},
+		{Short: 'X', Key: "tx4"}, {Short: 'H', Key: "tx4"}, {Short: 'e', Key: "tf"}, {Short: 'f', Key: "tf"},
+		{Long: "endian", Arg: getopt.Required, ArgName: "ORDER"},
+		{Short: 'S', Long: "strings", Arg: getopt.Optional, ArgName: "BYTES"},
+	},
+}
+
 // Od implements od.
 func Od(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
-	flags, operands, st, ok := r.parse([]option{
-		{short: 'A', long: "address-radix", arg: reqArg}, {short: 't', long: "format", arg: reqArg},
-		{short: 'N', long: "read-bytes", arg: reqArg}, {short: 'j', long: "skip-bytes", arg: reqArg},
-		{short: 'v', long: "output-duplicates"}, {short: 'w', long: "width", arg: optArg},
-		{short: 'c', key: "tc"}, {short: 'x', key: "tx2"}, {short: 'o', key: "to2"}, {short: 'd', key: "tu2"},
-		{short: 'b', key: "to1"}, {short: 'i', key: "td4"}, {short: 'l', key: "td8"}, {short: 's', key: "td2"},
-		{short: 'a', key: "ta"}, {short: 'h', key: "tx2"}, {short: 'B', key: "to2"}, {short: 'D', key: "tu4"},
-		{short: 'O', key: "to4"}, {short: 'X', key: "tx4"}, {short: 'H', key: "tx4"}, {short: 'e', key: "tf"}, {short: 'f', key: "tf"},
-		{long: "endian", arg: reqArg}, {short: 'S', long: "strings", arg: optArg},
-	}, false, 1)
+	flags, operands, st, ok := odCmdline.Run(env)
 	if !ok {
 		return st
 	}
@@ -172,16 +180,16 @@ func Od(ctx context.Context, env *command.Env) int {
 	width := 16
 	for _, f := range flags {
 		switch {
-		case f.key == "address-radix":
-			if len(f.val) != 1 || !strings.Contains("doxn", f.val) {
-				env.Errorf("invalid output address radix '%s'; it must be one character from [doxn]", f.val)
+		case f.Key == "address-radix":
+			if len(f.Value) != 1 || !strings.Contains("doxn", f.Value) {
+				env.Errorf("invalid output address radix '%s'; it must be one character from [doxn]", f.Value)
 				return 1
 			}
-			radix = f.val[0]
-		case f.key == "format" || f.key[0] == 't' && len(f.key) <= 3:
-			t := f.val
-			if f.key != "format" {
-				t = f.key[1:]
+			radix = f.Value[0]
+		case f.Key == "format" || f.Key[0] == 't' && len(f.Key) <= 3:
+			t := f.Value
+			if f.Key != "format" {
+				t = f.Key[1:]
 			}
 			s, msg := parseOdType(t)
 			if msg != "" {
@@ -189,31 +197,31 @@ func Od(ctx context.Context, env *command.Env) int {
 				return 1
 			}
 			specs = append(specs, s...)
-		case f.key == "read-bytes" || f.key == "skip-bytes":
-			n, err := parseOdNumber(f.val)
+		case f.Key == "read-bytes" || f.Key == "skip-bytes":
+			n, err := parseOdNumber(f.Value)
 			if err != nil {
-				env.Errorf("invalid %s argument %s", map[string]string{"read-bytes": "-N", "skip-bytes": "-j"}[f.key], quote(f.val))
+				env.Errorf("invalid %s argument %s", map[string]string{"read-bytes": "-N", "skip-bytes": "-j"}[f.Key], quote(f.Value))
 				return 1
 			}
-			if f.key == "read-bytes" {
+			if f.Key == "read-bytes" {
 				limit = n
 			} else {
 				skip = n
 			}
-		case f.key == "output-duplicates":
+		case f.Key == "output-duplicates":
 			dups = true
-		case f.key == "width":
+		case f.Key == "width":
 			width = 32
-			if f.hasVal {
-				n, err := strconv.Atoi(f.val)
+			if f.HasValue {
+				n, err := strconv.Atoi(f.Value)
 				if err != nil || n < 1 {
-					env.Errorf("invalid -w argument %s", quote(f.val))
+					env.Errorf("invalid -w argument %s", quote(f.Value))
 					return 1
 				}
 				width = n
 			}
-		case f.key == "endian" || f.key == "strings":
-			env.Errorf("--%s is not supported in the runner", f.key)
+		case f.Key == "endian" || f.Key == "strings":
+			env.Errorf("--%s is not supported in the runner", f.Key)
 			return 1
 		}
 	}

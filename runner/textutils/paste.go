@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 // pasteDelims reads paste's -d list: \n \t \\ and \0 (no delimiter).
@@ -43,12 +44,17 @@ func pasteDelims(s string) ([]string, bool) {
 	return out, true
 }
 
+var pasteSpec = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 'd', Long: "delimiters", Arg: getopt.Required, ArgName: "LIST"}, {Short: 's', Long: "serial"},
+		{Short: 'z', Long: "zero-terminated"},
+	},
+}
+
 // Paste implements paste.
 func Paste(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
-	flags, operands, st, ok := r.parse([]option{
-		{short: 'd', long: "delimiters", arg: reqArg}, {short: 's', long: "serial"}, {short: 'z', long: "zero-terminated"},
-	}, false, 1)
+	flags, operands, st, ok := pasteSpec.Run(env)
 	if !ok {
 		return st
 	}
@@ -56,11 +62,11 @@ func Paste(ctx context.Context, env *command.Env) int {
 	serial := false
 	eol := byte('\n')
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "delimiters":
-			d, ok := pasteDelims(f.val)
+			d, ok := pasteDelims(f.Value)
 			if !ok {
-				env.Errorf("delimiter list ends with an unescaped backslash: %s", f.val)
+				env.Errorf("delimiter list ends with an unescaped backslash: %s", f.Value)
 				return 1
 			}
 			delims = d

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 // seqArg is one numeric operand with what GNU seq derives from its
@@ -63,6 +64,13 @@ func parseSeqArg(s string) (seqArg, bool) {
 
 var seqFormat = regexp.MustCompile(`%[-+ #0']*\d*(\.\d*)?[eEfFgGaA]`)
 
+var seqSpec = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 's', Long: "separator", Arg: getopt.Required, ArgName: "STRING"}, {Short: 'w', Long: "equal-width"},
+		{Short: 'f', Long: "format", Arg: getopt.Required, ArgName: "FORMAT"},
+	},
+}
+
 // Seq implements seq over exact decimals, so "seq 0 0.1 1" ends at 1.0.
 func Seq(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
@@ -78,9 +86,7 @@ func Seq(ctx context.Context, env *command.Env) int {
 		args = append(args, a)
 	}
 	env.Args = append([]string{env.Args[0]}, args...)
-	flags, operands, st, ok := r.parse([]option{
-		{short: 's', long: "separator", arg: reqArg}, {short: 'w', long: "equal-width"}, {short: 'f', long: "format", arg: reqArg},
-	}, false, 1)
+	flags, operands, st, ok := seqSpec.Run(env)
 	if !ok {
 		return st
 	}
@@ -88,13 +94,13 @@ func Seq(ctx context.Context, env *command.Env) int {
 	equal := false
 	format := ""
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "separator":
-			sep = f.val
+			sep = f.Value
 		case "equal-width":
 			equal = true
 		case "format":
-			format = f.val
+			format = f.Value
 		}
 	}
 	switch {

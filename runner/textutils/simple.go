@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 // eachInput runs fn over every operand ("-" when none), reporting open
@@ -40,17 +41,25 @@ func (r *run) eachInput(operands []string, fn func(name string, f io.Reader) err
 	return status
 }
 
+var nlSpec = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 'b', Long: "body-numbering", Arg: getopt.Required, ArgName: "STYLE"},
+		{Short: 'h', Long: "header-numbering", Arg: getopt.Required, ArgName: "STYLE"},
+		{Short: 'f', Long: "footer-numbering", Arg: getopt.Required, ArgName: "STYLE"},
+		{Short: 'd', Long: "section-delimiter", Arg: getopt.Required, ArgName: "CC"},
+		{Short: 'i', Long: "line-increment", Arg: getopt.Required, ArgName: "NUMBER"},
+		{Short: 'l', Long: "join-blank-lines", Arg: getopt.Required, ArgName: "NUMBER"},
+		{Short: 'n', Long: "number-format", Arg: getopt.Required, ArgName: "FORMAT"}, {Short: 'p', Long: "no-renumber"},
+		{Short: 's', Long: "number-separator", Arg: getopt.Required, ArgName: "STRING"},
+		{Short: 'v', Long: "starting-line-number", Arg: getopt.Required, ArgName: "NUMBER"},
+		{Short: 'w', Long: "number-width", Arg: getopt.Required, ArgName: "NUMBER"},
+	},
+}
+
 // Nl implements nl.
 func Nl(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
-	flags, operands, st, ok := r.parse([]option{
-		{short: 'b', long: "body-numbering", arg: reqArg}, {short: 'h', long: "header-numbering", arg: reqArg},
-		{short: 'f', long: "footer-numbering", arg: reqArg}, {short: 'd', long: "section-delimiter", arg: reqArg},
-		{short: 'i', long: "line-increment", arg: reqArg}, {short: 'l', long: "join-blank-lines", arg: reqArg},
-		{short: 'n', long: "number-format", arg: reqArg}, {short: 'p', long: "no-renumber"},
-		{short: 's', long: "number-separator", arg: reqArg}, {short: 'v', long: "starting-line-number", arg: reqArg},
-		{short: 'w', long: "number-width", arg: reqArg},
-	}, false, 1)
+	flags, operands, st, ok := nlSpec.Run(env)
 	if !ok {
 		return st
 	}
@@ -62,38 +71,38 @@ func Nl(ctx context.Context, env *command.Env) int {
 	sep := "\t"
 	renumber := true
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "body-numbering", "header-numbering", "footer-numbering":
-			idx := map[string]int{"header-numbering": 0, "body-numbering": 1, "footer-numbering": 2}[f.key]
+			idx := map[string]int{"header-numbering": 0, "body-numbering": 1, "footer-numbering": 2}[f.Key]
 			what := map[int]string{0: "header", 1: "body", 2: "footer"}[idx]
 			switch {
-			case f.val == "a" || f.val == "t" || f.val == "n":
-				styles[idx] = f.val
-			case len(f.val) > 0 && f.val[0] == 'p':
-				re, err := regexp.Compile(breToERE(f.val[1:]))
+			case f.Value == "a" || f.Value == "t" || f.Value == "n":
+				styles[idx] = f.Value
+			case len(f.Value) > 0 && f.Value[0] == 'p':
+				re, err := regexp.Compile(breToERE(f.Value[1:]))
 				if err != nil {
-					env.Errorf("invalid regular expression %s", quote(f.val[1:]))
+					env.Errorf("invalid regular expression %s", quote(f.Value[1:]))
 					return 1
 				}
 				styles[idx], regs[idx] = "p", re
 			default:
-				return r.usage(1, "invalid %s numbering style: %s", what, quote(f.val))
+				return r.usage(1, "invalid %s numbering style: %s", what, quote(f.Value))
 			}
 		case "section-delimiter":
-			delim = f.val
+			delim = f.Value
 			if len(delim) == 1 {
 				delim += ":"
 			}
 		case "line-increment", "starting-line-number", "number-width", "join-blank-lines":
-			n, err := strconv.ParseInt(f.val, 10, 64)
-			bad := err != nil || (f.key == "number-width" && n < 1) || (f.key == "join-blank-lines" && n < 1)
+			n, err := strconv.ParseInt(f.Value, 10, 64)
+			bad := err != nil || (f.Key == "number-width" && n < 1) || (f.Key == "join-blank-lines" && n < 1)
 			if bad {
 				what := map[string]string{"line-increment": "line number increment", "starting-line-number": "starting line number",
-					"number-width": "line number field width", "join-blank-lines": "line number of blank lines"}[f.key]
-				env.Errorf("invalid %s: %s", what, quote(f.val))
+					"number-width": "line number field width", "join-blank-lines": "line number of blank lines"}[f.Key]
+				env.Errorf("invalid %s: %s", what, quote(f.Value))
 				return 1
 			}
-			switch f.key {
+			switch f.Key {
 			case "line-increment":
 				incr = n
 			case "starting-line-number":
@@ -104,14 +113,14 @@ func Nl(ctx context.Context, env *command.Env) int {
 				blankJoin = n
 			}
 		case "number-format":
-			if f.val != "ln" && f.val != "rn" && f.val != "rz" {
-				return r.usage(1, "invalid line numbering format: %s", quote(f.val))
+			if f.Value != "ln" && f.Value != "rn" && f.Value != "rz" {
+				return r.usage(1, "invalid line numbering format: %s", quote(f.Value))
 			}
-			format = f.val
+			format = f.Value
 		case "no-renumber":
 			renumber = false
 		case "number-separator":
-			sep = f.val
+			sep = f.Value
 		}
 	}
 	num := start
@@ -209,29 +218,34 @@ func breToERE(s string) string {
 	return b.String()
 }
 
+var tacSpec = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 'b', Long: "before"}, {Short: 'r', Long: "regex"},
+		{Short: 's', Long: "separator", Arg: getopt.Required, ArgName: "STRING"},
+	},
+}
+
 // Tac implements tac.
 func Tac(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
-	flags, operands, st, ok := r.parse([]option{
-		{short: 'b', long: "before"}, {short: 'r', long: "regex"}, {short: 's', long: "separator", arg: reqArg},
-	}, false, 1)
+	flags, operands, st, ok := tacSpec.Run(env)
 	if !ok {
 		return st
 	}
 	before, isRegex := false, false
 	sep := "\n"
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "before":
 			before = true
 		case "regex":
 			isRegex = true
 		case "separator":
-			if f.val == "" {
+			if f.Value == "" {
 				env.Errorf("separator cannot be empty")
 				return 1
 			}
-			sep = f.val
+			sep = f.Value
 		}
 	}
 	var re *regexp.Regexp
@@ -295,7 +309,7 @@ func Tac(ctx context.Context, env *command.Env) int {
 // Rev implements rev (util-linux): each line's characters reversed.
 func Rev(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
-	_, operands, st, ok := r.parse(nil, false, 1)
+	_, operands, st, ok := noOptions.Run(env)
 	if !ok {
 		return st
 	}
@@ -337,6 +351,13 @@ func Rev(ctx context.Context, env *command.Env) int {
 	return r.finish(status)
 }
 
+var foldSpec = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 'b', Long: "bytes"}, {Short: 's', Long: "spaces"},
+		{Short: 'w', Long: "width", Arg: getopt.Required, ArgName: "WIDTH"},
+	},
+}
+
 // Fold implements fold, counting columns per byte as GNU fold does.
 func Fold(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
@@ -344,24 +365,22 @@ func Fold(ctx context.Context, env *command.Env) int {
 	if len(args) > 1 && len(args[1]) > 1 && args[1][0] == '-' && isDigit(args[1][1]) {
 		env.Args = append([]string{args[0], "-w", args[1][1:]}, args[2:]...)
 	}
-	flags, operands, st, ok := r.parse([]option{
-		{short: 'b', long: "bytes"}, {short: 's', long: "spaces"}, {short: 'w', long: "width", arg: reqArg},
-	}, false, 1)
+	flags, operands, st, ok := foldSpec.Run(env)
 	if !ok {
 		return st
 	}
 	width := 80
 	countBytes, breakSpaces := false, false
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "bytes":
 			countBytes = true
 		case "spaces":
 			breakSpaces = true
 		case "width":
-			n, err := strconv.Atoi(f.val)
+			n, err := strconv.Atoi(f.Value)
 			if err != nil || n < 1 {
-				env.Errorf("invalid number of columns: %s", quote(f.val))
+				env.Errorf("invalid number of columns: %s", quote(f.Value))
 				return 1
 			}
 			width = n

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 // sortKey is one -k specification (or the whole line), with its ordering
@@ -285,31 +286,38 @@ func isOpenErr(err error) bool {
 	return strings.HasPrefix(s, "open ")
 }
 
+var sortSpec = getopt.Spec{
+	UsageStatus: 2,
+	Options: []getopt.Option{
+		{Short: 'b', Long: "ignore-leading-blanks"}, {Short: 'd', Long: "dictionary-order"},
+		{Short: 'f', Long: "ignore-case"}, {Short: 'g', Long: "general-numeric-sort"},
+		{Short: 'h', Long: "human-numeric-sort"}, {Short: 'i', Long: "ignore-nonprinting"}, {Short: 'M', Long: "month-sort"},
+		{Short: 'n', Long: "numeric-sort"}, {Short: 'R', Long: "random-sort"}, {Short: 'r', Long: "reverse"},
+		{Short: 'V', Long: "version-sort"}, {Long: "sort", Arg: getopt.Required, ArgName: "WORD"}, {Short: 'c', Key: "c"},
+		{Long: "check", Arg: getopt.Optional, Key: "check", ArgName: "diagnose-first"}, {Short: 'C', Key: "C"},
+		{Short: 'k', Long: "key", Arg: getopt.Required, ArgName: "KEYDEF"}, {Short: 'm', Long: "merge"},
+		{Short: 'o', Long: "output", Arg: getopt.Required, ArgName: "FILE"}, {Short: 's', Long: "stable"},
+		{Short: 'S', Long: "buffer-size", Arg: getopt.Required, ArgName: "SIZE"},
+		{Short: 't', Long: "field-separator", Arg: getopt.Required, ArgName: "SEP"},
+		{Short: 'T', Long: "temporary-directory", Arg: getopt.Required, ArgName: "DIR"},
+		{Long: "parallel", Arg: getopt.Required, ArgName: "N"}, {Short: 'u', Long: "unique"},
+		{Short: 'z', Long: "zero-terminated"}, {Long: "random-source", Arg: getopt.Required, ArgName: "FILE"},
+		{Long: "batch-size", Arg: getopt.Required, ArgName: "NMERGE"},
+		{Long: "compress-program", Arg: getopt.Required, ArgName: "PROG"}, {Long: "debug"},
+		{Long: "files0-from", Arg: getopt.Required, ArgName: "F"},
+	},
+}
+
 func parseSortOpts(r *run) (sortOpts, int, bool) {
 	o := sortOpts{tab: -1, delim: '\n', seed: maphash.MakeSeed()}
 	o.global.eword = -1
 	o.global.sword = -1
-	flags, operands, st, ok := r.parse([]option{
-		{short: 'b', long: "ignore-leading-blanks"}, {short: 'd', long: "dictionary-order"},
-		{short: 'f', long: "ignore-case"}, {short: 'g', long: "general-numeric-sort"},
-		{short: 'h', long: "human-numeric-sort"}, {short: 'i', long: "ignore-nonprinting"},
-		{short: 'M', long: "month-sort"}, {short: 'n', long: "numeric-sort"},
-		{short: 'R', long: "random-sort"}, {short: 'r', long: "reverse"},
-		{short: 'V', long: "version-sort"}, {long: "sort", arg: reqArg},
-		{short: 'c', key: "c"}, {long: "check", arg: optArg, key: "check"}, {short: 'C', key: "C"},
-		{short: 'k', long: "key", arg: reqArg}, {short: 'm', long: "merge"},
-		{short: 'o', long: "output", arg: reqArg}, {short: 's', long: "stable"},
-		{short: 'S', long: "buffer-size", arg: reqArg}, {short: 't', long: "field-separator", arg: reqArg},
-		{short: 'T', long: "temporary-directory", arg: reqArg}, {long: "parallel", arg: reqArg},
-		{short: 'u', long: "unique"}, {short: 'z', long: "zero-terminated"},
-		{long: "random-source", arg: reqArg}, {long: "batch-size", arg: reqArg},
-		{long: "compress-program", arg: reqArg}, {long: "debug"}, {long: "files0-from", arg: reqArg},
-	}, false, 2)
+	flags, operands, st, ok := sortSpec.Run(r.env)
 	if !ok {
 		return o, st, false
 	}
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "ignore-leading-blanks":
 			o.global.skipsBlanks, o.global.skipeBlanks = true, true
 		case "dictionary-order":
@@ -335,41 +343,41 @@ func parseSortOpts(r *run) (sortOpts, int, bool) {
 		case "version-sort":
 			o.global.version = true
 		case "sort":
-			letter := map[string]string{"general-numeric": "g", "human-numeric": "h", "month": "M", "numeric": "n", "random": "R", "version": "V"}[f.val]
+			letter := map[string]string{"general-numeric": "g", "human-numeric": "h", "month": "M", "numeric": "n", "random": "R", "version": "V"}[f.Value]
 			if letter == "" {
-				return o, r.usage(2, "invalid argument %s for '--sort'", quote(f.val)), false
+				return o, r.usage(2, "invalid argument %s for '--sort'", quote(f.Value)), false
 			}
 			o.global.setOrdering(letter, false)
 		case "c":
 			o.check = 'c'
 		case "check":
-			switch f.val {
+			switch f.Value {
 			case "", "diagnose-first":
 				o.check = 'c'
 			case "quiet", "silent":
 				o.check = 'C'
 			default:
-				return o, r.usage(2, "invalid argument %s for '--check'", quote(f.val)), false
+				return o, r.usage(2, "invalid argument %s for '--check'", quote(f.Value)), false
 			}
 		case "C":
 			o.check = 'C'
 		case "key":
-			k, msg := parseKeySpec(f.val)
+			k, msg := parseKeySpec(f.Value)
 			if msg != "" {
 				r.env.Errorf("%s", msg)
 				return o, 2, false
 			}
 			o.keys = append(o.keys, k)
 		case "output":
-			if o.hasOut && o.output != f.val {
+			if o.hasOut && o.output != f.Value {
 				r.env.Errorf("multiple output files specified")
 				return o, 2, false
 			}
-			o.output, o.hasOut = f.val, true
+			o.output, o.hasOut = f.Value, true
 		case "stable":
 			o.stable = true
 		case "field-separator":
-			sep := f.val
+			sep := f.Value
 			if sep == "" {
 				r.env.Errorf("empty tab")
 				return o, 2, false
@@ -391,7 +399,7 @@ func parseSortOpts(r *run) (sortOpts, int, bool) {
 		case "zero-terminated":
 			o.delim = 0
 		case "debug", "files0-from", "compress-program":
-			r.env.Errorf("option --%s is not supported in the runner", f.key)
+			r.env.Errorf("option --%s is not supported in the runner", f.Key)
 			return o, 2, false
 		}
 	}

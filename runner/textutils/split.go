@@ -8,7 +8,18 @@ import (
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
+
+var stringsSpec = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 'n', Long: "bytes", Arg: getopt.Required, ArgName: "MIN-LEN"}, {Short: 'a', Long: "all"},
+		{Short: 't', Long: "radix", Arg: getopt.Required, ArgName: "{o,d,x}"}, {Short: 'o', Key: "octal"},
+		{Short: 'f', Long: "print-file-name"}, {Short: 'd', Long: "data"}, {Short: 'w', Long: "include-all-whitespace"},
+		{Short: 'e', Long: "encoding", Arg: getopt.Required, ArgName: "ENCODING"},
+		{Short: 's', Long: "output-separator", Arg: getopt.Required, ArgName: "STRING"},
+	},
+}
 
 // Strings implements strings (binutils): runs of at least N printable
 // characters (ASCII 32–126 and tab).
@@ -18,11 +29,7 @@ func Strings(ctx context.Context, env *command.Env) int {
 	if len(args) > 1 && len(args[1]) > 1 && args[1][0] == '-' && isDigit(args[1][1]) {
 		env.Args = append([]string{args[0], "-n", args[1][1:]}, args[2:]...)
 	}
-	flags, operands, st, ok := r.parse([]option{
-		{short: 'n', long: "bytes", arg: reqArg}, {short: 'a', long: "all"}, {short: 't', long: "radix", arg: reqArg},
-		{short: 'o', key: "octal"}, {short: 'f', long: "print-file-name"}, {short: 'd', long: "data"}, {short: 'w', long: "include-all-whitespace"},
-		{short: 'e', long: "encoding", arg: reqArg}, {short: 's', long: "output-separator", arg: reqArg},
-	}, false, 1)
+	flags, operands, st, ok := stringsSpec.Run(env)
 	if !ok {
 		return st
 	}
@@ -31,20 +38,20 @@ func Strings(ctx context.Context, env *command.Env) int {
 	printName, allWS := false, false
 	sep := "\n"
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "bytes":
-			n, err := strconv.Atoi(f.val)
+			n, err := strconv.Atoi(f.Value)
 			if err != nil || n < 1 {
-				env.Errorf("invalid minimum string length %s", f.val)
+				env.Errorf("invalid minimum string length %s", f.Value)
 				return 1
 			}
 			minLen = n
 		case "radix":
-			if f.val != "o" && f.val != "d" && f.val != "x" {
+			if f.Value != "o" && f.Value != "d" && f.Value != "x" {
 				env.Errorf("invalid radix")
 				return 1
 			}
-			radix = f.val[0]
+			radix = f.Value[0]
 		case "octal":
 			radix = 'o'
 		case "print-file-name":
@@ -52,12 +59,12 @@ func Strings(ctx context.Context, env *command.Env) int {
 		case "include-all-whitespace":
 			allWS = true
 		case "encoding":
-			if f.val != "s" {
-				env.Errorf("encoding %s is not supported in the runner", quote(f.val))
+			if f.Value != "s" {
+				env.Errorf("encoding %s is not supported in the runner", quote(f.Value))
 				return 1
 			}
 		case "output-separator":
-			sep = f.val
+			sep = f.Value
 		}
 	}
 	printable := func(c byte) bool {
@@ -160,6 +167,21 @@ func (s *splitNamer) next() (string, bool) {
 	return s.prefix + string(suffix) + s.extra, true
 }
 
+var splitSpec = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 'l', Long: "lines", Arg: getopt.Required, ArgName: "NUMBER"},
+		{Short: 'b', Long: "bytes", Arg: getopt.Required, ArgName: "SIZE"},
+		{Short: 'C', Long: "line-bytes", Arg: getopt.Required, ArgName: "SIZE"},
+		{Short: 'n', Long: "number", Arg: getopt.Required, ArgName: "CHUNKS"}, {Short: 'd', Key: "numeric"},
+		{Long: "numeric-suffixes", Arg: getopt.Optional, Key: "numeric", ArgName: "FROM"}, {Short: 'x', Key: "hex"},
+		{Long: "hex-suffixes", Arg: getopt.Optional, Key: "hex", ArgName: "FROM"},
+		{Short: 'a', Long: "suffix-length", Arg: getopt.Required, ArgName: "N"},
+		{Long: "additional-suffix", Arg: getopt.Required, ArgName: "SUFFIX"}, {Short: 'e', Long: "elide-empty-files"},
+		{Short: 't', Long: "separator", Arg: getopt.Required, ArgName: "SEP"}, {Long: "verbose"},
+		{Short: 'u', Long: "unbuffered"}, {Long: "filter", Arg: getopt.Required, ArgName: "COMMAND"},
+	},
+}
+
 // Split implements split.
 func Split(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
@@ -167,13 +189,7 @@ func Split(ctx context.Context, env *command.Env) int {
 	if len(args) > 1 && len(args[1]) > 1 && args[1][0] == '-' && isDigit(args[1][1]) {
 		env.Args = append([]string{args[0], "-l", args[1][1:]}, args[2:]...)
 	}
-	flags, operands, st, ok := r.parse([]option{
-		{short: 'l', long: "lines", arg: reqArg}, {short: 'b', long: "bytes", arg: reqArg}, {short: 'C', long: "line-bytes", arg: reqArg},
-		{short: 'n', long: "number", arg: reqArg}, {short: 'd', key: "numeric"}, {long: "numeric-suffixes", arg: optArg, key: "numeric"},
-		{short: 'x', key: "hex"}, {long: "hex-suffixes", arg: optArg, key: "hex"}, {short: 'a', long: "suffix-length", arg: reqArg},
-		{long: "additional-suffix", arg: reqArg}, {short: 'e', long: "elide-empty-files"}, {short: 't', long: "separator", arg: reqArg},
-		{long: "verbose"}, {short: 'u', long: "unbuffered"}, {long: "filter", arg: reqArg},
-	}, false, 1)
+	flags, operands, st, ok := splitSpec.Run(env)
 	if !ok {
 		return st
 	}
@@ -184,58 +200,58 @@ func Split(ctx context.Context, env *command.Env) int {
 	elide, verbose := false, false
 	sep := byte('\n')
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "lines", "bytes", "line-bytes":
-			n, err := parseSize(f.val)
+			n, err := parseSize(f.Value)
 			if err != nil || n <= 0 {
-				what := map[string]string{"lines": "number of lines", "bytes": "number of bytes", "line-bytes": "number of bytes"}[f.key]
-				env.Errorf("invalid %s: %s", what, quote(f.val))
+				what := map[string]string{"lines": "number of lines", "bytes": "number of bytes", "line-bytes": "number of bytes"}[f.Key]
+				env.Errorf("invalid %s: %s", what, quote(f.Value))
 				return 1
 			}
-			mode, count = f.key[0], n
-			if f.key == "line-bytes" {
+			mode, count = f.Key[0], n
+			if f.Key == "line-bytes" {
 				mode = 'C'
 			}
 		case "number":
-			mode, chunkSpec = 'n', f.val
+			mode, chunkSpec = 'n', f.Value
 		case "numeric", "hex":
 			namer.alphabet = "0123456789"
-			if f.key == "hex" {
+			if f.Key == "hex" {
 				namer.alphabet = "0123456789abcdef"
 			}
-			if f.hasVal {
-				start, err := strconv.Atoi(f.val)
+			if f.HasValue {
+				start, err := strconv.Atoi(f.Value)
 				if err != nil || start < 0 {
-					env.Errorf("invalid start value for numerical suffix: %s", quote(f.val))
+					env.Errorf("invalid start value for numerical suffix: %s", quote(f.Value))
 					return 1
 				}
 				namer.n, namer.fixed = start, true
 			}
 		case "suffix-length":
-			n, err := strconv.Atoi(f.val)
+			n, err := strconv.Atoi(f.Value)
 			if err != nil || n < 0 {
-				env.Errorf("invalid suffix length: %s", quote(f.val))
+				env.Errorf("invalid suffix length: %s", quote(f.Value))
 				return 1
 			}
 			namer.length, namer.fixed = max(n, 1), true
 		case "additional-suffix":
-			if strings.Contains(f.val, "/") {
-				env.Errorf("invalid suffix %s, contains directory separator", quote(f.val))
+			if strings.Contains(f.Value, "/") {
+				env.Errorf("invalid suffix %s, contains directory separator", quote(f.Value))
 				return 1
 			}
-			namer.extra = f.val
+			namer.extra = f.Value
 		case "elide-empty-files":
 			elide = true
 		case "separator":
-			if len(f.val) != 1 {
-				if f.val == "\\0" {
+			if len(f.Value) != 1 {
+				if f.Value == "\\0" {
 					sep = 0
 					continue
 				}
-				env.Errorf("multi-character separator %s", quote(f.val))
+				env.Errorf("multi-character separator %s", quote(f.Value))
 				return 1
 			}
-			sep = f.val[0]
+			sep = f.Value[0]
 		case "verbose":
 			verbose = true
 		case "filter":

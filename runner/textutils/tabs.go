@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 // tabStops is expand/unexpand's tab list (expand-common.c).
@@ -90,22 +91,28 @@ func tabArgs(args []string) []string {
 	return out
 }
 
+var expandSpec = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 'i', Long: "initial"}, {Short: 't', Long: "tabs", Arg: getopt.Required, ArgName: "LIST"},
+	},
+}
+
 // Expand implements expand.
 func Expand(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
 	env.Args = tabArgs(env.Args)
-	flags, operands, st, ok := r.parse([]option{{short: 'i', long: "initial"}, {short: 't', long: "tabs", arg: reqArg}}, false, 1)
+	flags, operands, st, ok := expandSpec.Run(env)
 	if !ok {
 		return st
 	}
 	initial := false
 	var specs []string
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "initial":
 			initial = true
 		case "tabs":
-			specs = append(specs, f.val)
+			specs = append(specs, f.Value)
 		}
 	}
 	tabs, msg := parseTabStops(specs)
@@ -157,25 +164,31 @@ func Expand(ctx context.Context, env *command.Env) int {
 	return r.finish(status)
 }
 
+var unexpandSpec = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 'a', Long: "all"}, {Long: "first-only"}, {Short: 't', Long: "tabs", Arg: getopt.Required, ArgName: "LIST"},
+	},
+}
+
 // Unexpand implements unexpand (a port of GNU's state machine).
 func Unexpand(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
 	env.Args = tabArgs(env.Args)
-	flags, operands, st, ok := r.parse([]option{{short: 'a', long: "all"}, {long: "first-only"}, {short: 't', long: "tabs", arg: reqArg}}, false, 1)
+	flags, operands, st, ok := unexpandSpec.Run(env)
 	if !ok {
 		return st
 	}
 	all, firstOnly := false, false
 	var specs []string
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "all":
 			all = true
 		case "first-only":
 			firstOnly = true
 		case "tabs":
 			all = true
-			specs = append(specs, f.val)
+			specs = append(specs, f.Value)
 		}
 	}
 	if firstOnly {

@@ -5,21 +5,27 @@ import (
 	"io"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
+
+var teeSpec = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 'a', Long: "append"}, {Short: 'i', Long: "ignore-interrupts"}, {Short: 'p'},
+		{Long: "output-error", Arg: getopt.Optional, ArgName: "MODE"},
+	},
+}
 
 // Tee implements tee. Interrupt and pipe options are accepted and have
 // nothing to do in the runner.
 func Tee(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
-	flags, operands, st, ok := r.parse([]option{
-		{short: 'a', long: "append"}, {short: 'i', long: "ignore-interrupts"}, {short: 'p', arg: noArg}, {long: "output-error", arg: optArg},
-	}, false, 1)
+	flags, operands, st, ok := teeSpec.Run(env)
 	if !ok {
 		return st
 	}
 	appendMode := false
 	for _, f := range flags {
-		if f.key == "append" {
+		if f.Key == "append" {
 			appendMode = true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 // trElem is one parsed element of a tr set: a character, a range, a
@@ -190,19 +191,23 @@ func expandTr(elems []trElem, fill int) []byte {
 	return out
 }
 
+var trSpec = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 'c', Key: "complement"}, {Short: 'C', Key: "complement"}, {Long: "complement"}, {Short: 'd', Long: "delete"},
+		{Short: 's', Long: "squeeze-repeats"}, {Short: 't', Long: "truncate-set1"},
+	},
+}
+
 // Tr implements tr over bytes, as GNU tr does.
 func Tr(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
-	flags, operands, st, ok := r.parse([]option{
-		{short: 'c', key: "complement"}, {short: 'C', key: "complement"}, {long: "complement"},
-		{short: 'd', long: "delete"}, {short: 's', long: "squeeze-repeats"}, {short: 't', long: "truncate-set1"},
-	}, false, 1)
+	flags, operands, st, ok := trSpec.Run(env)
 	if !ok {
 		return st
 	}
 	var complement, del, squeeze, truncate bool
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "complement":
 			complement = true
 		case "delete":

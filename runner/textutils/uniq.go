@@ -8,17 +8,24 @@ import (
 	"strconv"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
+
+var uniqSpec = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 'c', Long: "count"}, {Short: 'd', Long: "repeated"}, {Short: 'D', Key: "all-repeated"},
+		{Long: "all-repeated", Arg: getopt.Optional, ArgName: "METHOD"}, {Short: 'u', Long: "unique"},
+		{Short: 'i', Long: "ignore-case"}, {Short: 'f', Long: "skip-fields", Arg: getopt.Required, ArgName: "N"},
+		{Short: 's', Long: "skip-chars", Arg: getopt.Required, ArgName: "N"},
+		{Short: 'w', Long: "check-chars", Arg: getopt.Required, ArgName: "N"}, {Short: 'z', Long: "zero-terminated"},
+		{Long: "group", Arg: getopt.Optional, ArgName: "METHOD"},
+	},
+}
 
 // Uniq implements uniq.
 func Uniq(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
-	flags, operands, st, ok := r.parse([]option{
-		{short: 'c', long: "count"}, {short: 'd', long: "repeated"}, {short: 'D', long: "all-repeated", arg: optArg},
-		{short: 'u', long: "unique"}, {short: 'i', long: "ignore-case"}, {short: 'f', long: "skip-fields", arg: reqArg},
-		{short: 's', long: "skip-chars", arg: reqArg}, {short: 'w', long: "check-chars", arg: reqArg},
-		{short: 'z', long: "zero-terminated"}, {long: "group", arg: optArg},
-	}, false, 1)
+	flags, operands, st, ok := uniqSpec.Run(env)
 	if !ok {
 		return st
 	}
@@ -26,28 +33,28 @@ func Uniq(ctx context.Context, env *command.Env) int {
 	allRepeated := ""
 	skipFields, skipChars, checkChars := 0, 0, -1
 	delim := byte('\n')
-	num := func(f flag, what string) (int, bool) {
-		n, err := strconv.ParseUint(f.val, 10, 63)
+	num := func(f getopt.Opt, what string) (int, bool) {
+		n, err := strconv.ParseUint(f.Value, 10, 63)
 		if err != nil {
-			r.env.Errorf("%s: %s", quote(f.val), what)
+			r.env.Errorf("%s: %s", quote(f.Value), what)
 			return 0, false
 		}
 		return int(min(n, 1<<40)), true
 	}
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "count":
 			countMode = true
 		case "repeated":
 			repeated = true
 		case "all-repeated":
 			allRepeated = "none"
-			if f.hasVal {
-				switch f.val {
+			if f.HasValue {
+				switch f.Value {
 				case "none", "prepend", "separate":
-					allRepeated = f.val
+					allRepeated = f.Value
 				default:
-					return r.usage(1, "invalid argument %s for '--all-repeated'", quote(f.val))
+					return r.usage(1, "invalid argument %s for '--all-repeated'", quote(f.Value))
 				}
 			}
 		case "unique":

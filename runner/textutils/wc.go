@@ -9,24 +9,29 @@ import (
 	"unicode/utf8"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 type wcCounts struct{ lines, words, chars, bytes, maxLen int64 }
+
+var wcSpec = getopt.Spec{
+	Options: []getopt.Option{
+		{Short: 'l', Long: "lines"}, {Short: 'w', Long: "words"}, {Short: 'c', Long: "bytes"}, {Short: 'm', Long: "chars"},
+		{Short: 'L', Long: "max-line-length"},
+	},
+}
 
 // Wc implements wc. Characters are UTF-8 (the runner's locale is C.UTF-8);
 // invalid bytes count as bytes but not as characters, as GNU does.
 func Wc(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
-	flags, operands, st, ok := r.parse([]option{
-		{short: 'l', long: "lines"}, {short: 'w', long: "words"}, {short: 'c', long: "bytes"},
-		{short: 'm', long: "chars"}, {short: 'L', long: "max-line-length"},
-	}, false, 1)
+	flags, operands, st, ok := wcSpec.Run(env)
 	if !ok {
 		return st
 	}
 	var pl, pw, pc, pb, pL bool
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "lines":
 			pl = true
 		case "words":

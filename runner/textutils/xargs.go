@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 	"github.com/wsfs/wsfs/runner/internal/printfmt"
 )
 
@@ -173,19 +174,30 @@ func xargsEscape(s string) (int, bool) {
 	return 0, false
 }
 
+var xargsSpec = getopt.Spec{
+	InOrder: true,
+	Options: []getopt.Option{
+		{Short: '0', Long: "null"}, {Short: 'd', Long: "delimiter", Arg: getopt.Required, ArgName: "CHARACTER"},
+		{Short: 'n', Long: "max-args", Arg: getopt.Required, ArgName: "MAX-ARGS"},
+		{Short: 'L', Long: "max-lines", Arg: getopt.Required, ArgName: "MAX-LINES"},
+		{Short: 'l', Arg: getopt.Optional, Key: "max-lines-opt", ArgName: "MAX-LINES"},
+		{Short: 'I', Arg: getopt.Required, Key: "replace", ArgName: "R"},
+		{Short: 'i', Long: "replace", Arg: getopt.Optional, Key: "replace-opt", ArgName: "R"},
+		{Short: 'r', Long: "no-run-if-empty"}, {Short: 't', Long: "verbose"},
+		{Short: 'P', Long: "max-procs", Arg: getopt.Required, ArgName: "MAX-PROCS"},
+		{Short: 's', Long: "max-chars", Arg: getopt.Required, ArgName: "MAX-CHARS"}, {Short: 'x', Long: "exit"},
+		{Short: 'a', Long: "arg-file", Arg: getopt.Required, ArgName: "FILE"},
+		{Short: 'E', Arg: getopt.Required, Key: "eof", ArgName: "END"},
+		{Short: 'e', Long: "eof", Arg: getopt.Optional, Key: "eof-opt", ArgName: "END"}, {Short: 'p', Long: "interactive"},
+		{Short: 'o', Long: "open-tty"}, {Long: "process-slot-var", Arg: getopt.Required, ArgName: "VAR"},
+	},
+}
+
 // Xargs implements xargs; commands run through env.Exec, one at a time
 // (-P is accepted and ignored).
 func Xargs(ctx context.Context, env *command.Env) int {
 	r := newRun(ctx, env)
-	flags, operands, st, ok := r.parse([]option{
-		{short: '0', long: "null"}, {short: 'd', long: "delimiter", arg: reqArg}, {short: 'n', long: "max-args", arg: reqArg},
-		{short: 'L', long: "max-lines", arg: reqArg}, {short: 'l', arg: optArg, key: "max-lines-opt"},
-		{short: 'I', arg: reqArg, key: "replace"}, {short: 'i', long: "replace", arg: optArg, key: "replace-opt"},
-		{short: 'r', long: "no-run-if-empty"}, {short: 't', long: "verbose"}, {short: 'P', long: "max-procs", arg: reqArg},
-		{short: 's', long: "max-chars", arg: reqArg}, {short: 'x', long: "exit"}, {short: 'a', long: "arg-file", arg: reqArg},
-		{short: 'E', arg: reqArg, key: "eof"}, {short: 'e', long: "eof", arg: optArg, key: "eof-opt"},
-		{short: 'p', long: "interactive"}, {short: 'o', long: "open-tty"}, {long: "process-slot-var", arg: reqArg},
-	}, true, 1)
+	flags, operands, st, ok := xargsSpec.Run(env)
 	if !ok {
 		return st
 	}
@@ -196,20 +208,20 @@ func Xargs(ctx context.Context, env *command.Env) int {
 	maxChars := 128*1024 - 2048
 	argFile := ""
 	for _, f := range flags {
-		switch f.key {
+		switch f.Key {
 		case "null":
 			x.delim = 0
 		case "delimiter":
-			d, ok := xargsEscape(f.val)
+			d, ok := xargsEscape(f.Value)
 			if !ok {
-				env.Errorf("invalid input delimiter specification %s: the delimiter must be either a single character or an escape sequence starting with \\.", f.val)
+				env.Errorf("invalid input delimiter specification %s: the delimiter must be either a single character or an escape sequence starting with \\.", f.Value)
 				return 1
 			}
 			x.delim = d
 		case "max-args":
-			n, err := strconv.Atoi(f.val)
+			n, err := strconv.Atoi(f.Value)
 			if err != nil || n < 1 {
-				env.Errorf("invalid number %s for -n option", quote(f.val))
+				env.Errorf("invalid number %s for -n option", quote(f.Value))
 				return 1
 			}
 			maxArgs = n
@@ -220,10 +232,10 @@ func Xargs(ctx context.Context, env *command.Env) int {
 			maxLines = 0
 		case "max-lines", "max-lines-opt":
 			n := 1
-			if f.hasVal {
-				v, err := strconv.Atoi(f.val)
+			if f.HasValue {
+				v, err := strconv.Atoi(f.Value)
 				if err != nil || v < 1 {
-					env.Errorf("invalid number %s for -L option", quote(f.val))
+					env.Errorf("invalid number %s for -L option", quote(f.Value))
 					return 1
 				}
 				n = v
@@ -231,8 +243,8 @@ func Xargs(ctx context.Context, env *command.Env) int {
 			maxLines, maxArgs = n, 0
 		case "replace", "replace-opt":
 			replace = "{}"
-			if f.hasVal && f.val != "" {
-				replace = f.val
+			if f.HasValue && f.Value != "" {
+				replace = f.Value
 			}
 			maxArgs, maxLines = 0, 1
 		case "no-run-if-empty":
@@ -240,25 +252,25 @@ func Xargs(ctx context.Context, env *command.Env) int {
 		case "verbose":
 			verbose = true
 		case "max-procs":
-			if _, err := strconv.Atoi(f.val); err != nil {
-				env.Errorf("invalid number %s for -P option", quote(f.val))
+			if _, err := strconv.Atoi(f.Value); err != nil {
+				env.Errorf("invalid number %s for -P option", quote(f.Value))
 				return 1
 			}
 		case "max-chars":
-			n, err := strconv.Atoi(f.val)
+			n, err := strconv.Atoi(f.Value)
 			if err != nil || n < 1 {
-				env.Errorf("invalid number %s for -s option", quote(f.val))
+				env.Errorf("invalid number %s for -s option", quote(f.Value))
 				return 1
 			}
 			maxChars = n
 		case "exit":
 			exitOnSize = true
 		case "arg-file":
-			argFile = f.val
+			argFile = f.Value
 		case "eof", "eof-opt":
-			x.eofStr = f.val
+			x.eofStr = f.Value
 		case "interactive", "open-tty":
-			env.Errorf("-%s needs a terminal, which the runner does not have", map[string]string{"interactive": "p", "open-tty": "o"}[f.key])
+			env.Errorf("-%s needs a terminal, which the runner does not have", map[string]string{"interactive": "p", "open-tty": "o"}[f.Key])
 			return 1
 		}
 	}
