@@ -31,8 +31,8 @@ func TestCommandsVerb(t *testing.T) {
 			t.Errorf("%s is missing from wsfs commands --json", n)
 		}
 	}
-	if f := seen["grep"].Flags; !slices.Contains(f, "-i") {
-		t.Errorf("grep's flags %v lack -i", f)
+	if f := seen["grep"].Flags; !slices.Contains(f, "-i, --ignore-case") {
+		t.Errorf("grep's flags %v lack -i, --ignore-case", f)
 	}
 
 	table := c.ok("", "commands")

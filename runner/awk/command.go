@@ -10,11 +10,12 @@ import (
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 // Commands returns the runner's awk commands: awk and its alias gawk.
 func Commands() []command.Spec {
-	flags := []string{"-F FS", "-v VAR=VALUE", "-f PROGFILE", "-e PROGRAM", "--"}
+	flags := awkSpec.Flags()
 	return []command.Spec{
 		{Name: "awk", Summary: "pattern scanning and text processing language (POSIX awk with gawk extensions)", Flags: flags, Func: Main},
 		{Name: "gawk", Summary: "alias of awk", Flags: flags, Func: Main},
@@ -29,6 +30,21 @@ POSIX options:		GNU long options: (standard)
 	-v var=val		--assign=var=val
 	-e 'program-text'	--source='program-text'
 `
+
+// awkSpec is awk's command line: the options end at the program text
+// (or the first operand), as gawk's do.
+var awkSpec = getopt.Spec{
+	InOrder: true,
+	Options: []getopt.Option{
+		{Short: 'f', Long: "file", Arg: getopt.Required, ArgName: "progfile"},
+		{Short: 'F', Long: "field-separator", Arg: getopt.Required, ArgName: "fs"},
+		{Short: 'v', Long: "assign", Arg: getopt.Required, ArgName: "var=val"},
+		{Short: 'e', Long: "source", Arg: getopt.Required, ArgName: "'program-text'"},
+		// Accepted for compatibility; wsfs awk has one dialect.
+		{Short: 'b', Long: "characters-as-bytes"}, {Short: 'c', Long: "traditional"}, {Short: 'P', Long: "posix"},
+		{Short: 'r', Long: "re-interval"}, {Short: 'h', Long: "help"}, {Short: 'V', Long: "version"},
+	},
+}
 
 // source is one piece of program text and where it came from.
 type source struct {
@@ -54,90 +70,48 @@ func Main(ctx context.Context, env *command.Env) (status int) {
 		sources  []source
 		haveProg bool
 	)
-	args := env.Args[1:]
-	i := 0
 	usageErr := func(format string, a ...any) int {
 		fmt.Fprintf(env.Stderr, "%s: %s\n", name, fmt.Sprintf(format, a...))
 		io.WriteString(env.Stderr, strings.ReplaceAll(usage, "awk", name))
 		return 1
 	}
-	optArg := func() (string, bool) {
-		a := args[i]
-		if strings.HasPrefix(a, "--") {
-			if _, v, ok := strings.Cut(a, "="); ok {
-				return v, true
-			}
-		} else if len(a) > 2 {
-			return a[2:], true
-		}
-		if i+1 >= len(args) {
-			return "", false
-		}
-		i++
-		return args[i], true
-	}
-	for ; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			i++
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			break
-		}
-		long := func(n string) bool { return a == n || strings.HasPrefix(a, n+"=") }
-		switch {
-		case strings.HasPrefix(a, "-F") && !strings.HasPrefix(a, "--"), long("--field-separator"):
-			v, ok := optArg()
-			if !ok {
-				return usageErr("option requires an argument -- F")
-			}
-			fs = &v
-		case strings.HasPrefix(a, "-v") && !strings.HasPrefix(a, "--"), long("--assign"):
-			v, ok := optArg()
-			if !ok {
-				return usageErr("option requires an argument -- v")
-			}
-			if _, _, ok := commandLineAssignment(v); !ok {
-				fmt.Fprintf(env.Stderr, "%s: fatal: `%s' is not a legal variable name\n", name, strings.SplitN(v, "=", 2)[0])
+	opts, operands, perr := awkSpec.Parse(env.Args[1:])
+	for _, o := range opts {
+		switch o.Key {
+		case "field-separator":
+			fs = &o.Value
+		case "assign":
+			if _, _, ok := commandLineAssignment(o.Value); !ok {
+				fmt.Fprintf(env.Stderr, "%s: fatal: `%s' is not a legal variable name\n", name, strings.SplitN(o.Value, "=", 2)[0])
 				return 2
 			}
-			assigns = append(assigns, v)
-		case strings.HasPrefix(a, "-f") && !strings.HasPrefix(a, "--"), long("--file"):
-			v, ok := optArg()
-			if !ok {
-				return usageErr("option requires an argument -- f")
-			}
-			text, err := readProgFile(env, v)
+			assigns = append(assigns, o.Value)
+		case "file":
+			text, err := readProgFile(env, o.Value)
 			if err != nil {
-				fmt.Fprintf(env.Stderr, "%s: fatal: can't open source file `%s' for reading: %s\n", name, v, command.Strerror(err))
+				fmt.Fprintf(env.Stderr, "%s: fatal: can't open source file `%s' for reading: %s\n", name, o.Value, command.Strerror(err))
 				return 2
 			}
-			sources = append(sources, source{name: v, text: text})
+			sources = append(sources, source{name: o.Value, text: text})
 			haveProg = true
-		case strings.HasPrefix(a, "-e") && !strings.HasPrefix(a, "--"), long("--source"):
-			v, ok := optArg()
-			if !ok {
-				return usageErr("option requires an argument -- e")
-			}
-			sources = append(sources, source{name: "cmd. line", text: v})
+		case "source":
+			sources = append(sources, source{name: "cmd. line", text: o.Value})
 			haveProg = true
-		case a == "--version" || a == "-V":
+		case "version":
 			fmt.Fprintf(env.Stdout, "%s (wsfs) — POSIX awk with gawk extensions, written in Go\n", name)
 			return 0
-		case a == "--help" || a == "-h":
+		case "help":
 			io.WriteString(env.Stdout, strings.ReplaceAll(usage, "awk", name))
 			return 0
-		case a == "--posix" || a == "-P" || a == "--traditional" || a == "-c" || a == "--re-interval" || a == "-r" || a == "-b" || a == "--characters-as-bytes" && false:
-			// Accepted for compatibility; wsfs awk has one dialect.
-		default:
-			if strings.HasPrefix(a, "--") {
-				return usageErr("unrecognized option '%s'", a)
-			}
-			return usageErr("invalid option -- '%s'", a[1:2])
 		}
 	}
-	operands := args[i:]
+	if perr != nil {
+		if letter, ok := strings.CutPrefix(perr.Error(), "option requires an argument -- "); ok {
+			// gawk words this one itself, without getopt's quotes.
+			return usageErr("option requires an argument -- %s", strings.Trim(letter, "'"))
+		}
+		return usageErr("%s", perr.Error())
+	}
 	if !haveProg {
 		if len(operands) == 0 {
 			io.WriteString(env.Stderr, strings.ReplaceAll(usage, "awk", name))

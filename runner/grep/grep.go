@@ -15,16 +15,10 @@ import (
 
 // Commands lists grep, egrep, fgrep and rg for the runner's command table.
 func Commands() []command.Spec {
-	grepFlags := []string{"-E", "-F", "-G", "-P", "-e PATTERNS", "-f FILE", "-i", "-y", "--no-ignore-case",
-		"-w", "-x", "-z", "-s", "-v", "-V", "--help", "-m NUM", "-b", "-n", "--line-buffered", "-H", "-h",
-		"--label=LABEL", "-o", "-q", "--binary-files=TYPE", "-a", "-I", "-d ACTION", "-D ACTION", "-r", "-R",
-		"--include=GLOB", "--exclude=GLOB", "--exclude-from=FILE", "--exclude-dir=GLOB", "-L", "-l", "-c",
-		"-Z", "-T", "-A NUM", "-B NUM", "-C NUM", "-NUM", "--group-separator=SEP", "--no-group-separator",
-		"--color[=WHEN]"}
 	return []command.Spec{
-		{Name: "grep", Summary: "print lines that match patterns (GNU grep 3.8)", Flags: grepFlags, Func: Grep},
-		{Name: "egrep", Summary: "grep -E", Flags: grepFlags, Func: Grep},
-		{Name: "fgrep", Summary: "grep -F", Flags: grepFlags, Func: Grep},
+		{Name: "grep", Summary: "print lines that match patterns (GNU grep 3.8)", Flags: grepSpec.Flags(), Func: Grep},
+		{Name: "egrep", Summary: "grep -E", Flags: grepSpec.Flags(), Func: Grep},
+		{Name: "fgrep", Summary: "grep -F", Flags: grepSpec.Flags(), Func: Grep},
 		{Name: "rg", Summary: "ripgrep: recursively search for a regex, respecting .gitignore", Flags: rgFlags, Func: Rg},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 // matcherKind is -G, -E, -F or -P.
@@ -80,34 +81,44 @@ type fatalError struct{ msg string }
 
 func (e *fatalError) Error() string { return e.msg }
 
-type longOpt struct {
-	name string
-	arg  int // 0 none, 1 required, 2 optional
-	key  string
+// grepSpec is grep's command line, in the order of GNU grep's --help.
+// The keys are grep's short letters (or the long name of a long-only
+// option), as the switch in parseArgs reads them.
+var grepSpec = getopt.Spec{
+	Usage: []string{"[OPTION]... PATTERNS [FILE]..."},
+	Options: []getopt.Option{
+		{Short: 'E', Long: "extended-regexp", Key: "E"}, {Short: 'F', Long: "fixed-strings", Key: "F"},
+		{Long: "fixed-regexp", Key: "F", Hidden: true}, {Short: 'G', Long: "basic-regexp", Key: "G"},
+		{Short: 'P', Long: "perl-regexp", Key: "P"},
+		{Short: 'e', Long: "regexp", Arg: getopt.Required, ArgName: "PATTERNS", Key: "e"},
+		{Short: 'f', Long: "file", Arg: getopt.Required, ArgName: "FILE", Key: "f"},
+		{Short: 'i', Long: "ignore-case", Key: "i"}, {Short: 'y', Key: "y"}, {Long: "no-ignore-case"},
+		{Short: 'w', Long: "word-regexp", Key: "w"}, {Short: 'x', Long: "line-regexp", Key: "x"},
+		{Short: 'z', Long: "null-data", Key: "z"}, {Short: 's', Long: "no-messages", Key: "s"},
+		{Short: 'v', Long: "invert-match", Key: "v"}, {Short: 'V', Long: "version", Key: "V"}, {Long: "help"},
+		{Short: 'm', Long: "max-count", Arg: getopt.Required, ArgName: "NUM", Key: "m"},
+		{Short: 'b', Long: "byte-offset", Key: "b"}, {Short: 'n', Long: "line-number", Key: "n"}, {Long: "no-line-number"},
+		{Long: "line-buffered"}, {Short: 'H', Long: "with-filename", Key: "H"}, {Short: 'h', Long: "no-filename", Key: "h"},
+		{Long: "label", Arg: getopt.Required, ArgName: "LABEL"}, {Short: 'o', Long: "only-matching", Key: "o"},
+		{Short: 'q', Long: "quiet", Key: "q"}, {Long: "silent", Key: "q"},
+		{Long: "binary-files", Arg: getopt.Required, ArgName: "TYPE"}, {Short: 'a', Long: "text", Key: "a"},
+		{Short: 'I', Key: "I"}, {Short: 'd', Long: "directories", Arg: getopt.Required, ArgName: "ACTION", Key: "d"},
+		{Short: 'D', Long: "devices", Arg: getopt.Required, ArgName: "ACTION", Key: "D"},
+		{Short: 'r', Long: "recursive", Key: "r"}, {Short: 'R', Long: "dereference-recursive", Key: "R"},
+		{Long: "include", Arg: getopt.Required, ArgName: "GLOB"}, {Long: "exclude", Arg: getopt.Required, ArgName: "GLOB"},
+		{Long: "exclude-from", Arg: getopt.Required, ArgName: "FILE"},
+		{Long: "exclude-dir", Arg: getopt.Required, ArgName: "GLOB"}, {Short: 'L', Long: "files-without-match", Key: "L"},
+		{Short: 'l', Long: "files-with-matches", Key: "l"}, {Short: 'c', Long: "count", Key: "c"},
+		{Short: 'T', Long: "initial-tab", Key: "T"}, {Short: 'Z', Long: "null", Key: "Z"},
+		{Short: 'B', Long: "before-context", Arg: getopt.Required, ArgName: "NUM", Key: "B"},
+		{Short: 'A', Long: "after-context", Arg: getopt.Required, ArgName: "NUM", Key: "A"},
+		{Short: 'C', Long: "context", Arg: getopt.Required, ArgName: "NUM", Key: "C"}, {Digits: true, Key: "NUM"},
+		{Long: "group-separator", Arg: getopt.Required, ArgName: "SEP"}, {Long: "no-group-separator"},
+		{Long: "color", Arg: getopt.Optional, ArgName: "WHEN"},
+		{Long: "colour", Arg: getopt.Optional, ArgName: "WHEN", Key: "color"}, {Short: 'U', Long: "binary", Key: "U"},
+		{Short: 'u', Long: "unix-byte-offsets", Key: "u", Hidden: true},
+	},
 }
-
-var longOpts = []longOpt{
-	{"extended-regexp", 0, "E"}, {"fixed-strings", 0, "F"}, {"basic-regexp", 0, "G"},
-	{"perl-regexp", 0, "P"}, {"regexp", 1, "e"}, {"file", 1, "f"}, {"ignore-case", 0, "i"},
-	{"no-ignore-case", 0, "no-ignore-case"}, {"word-regexp", 0, "w"}, {"line-regexp", 0, "x"},
-	{"null-data", 0, "z"}, {"no-messages", 0, "s"}, {"invert-match", 0, "v"},
-	{"version", 0, "V"}, {"help", 0, "help"}, {"max-count", 1, "m"}, {"byte-offset", 0, "b"},
-	{"line-number", 0, "n"}, {"no-line-number", 0, "no-line-number"}, {"line-buffered", 0, "line-buffered"},
-	{"with-filename", 0, "H"}, {"no-filename", 0, "h"}, {"label", 1, "label"},
-	{"only-matching", 0, "o"}, {"quiet", 0, "q"}, {"silent", 0, "q"},
-	{"binary-files", 1, "binary-files"}, {"text", 0, "a"}, {"directories", 1, "d"},
-	{"unix-byte-offsets", 0, "u"}, {"binary", 0, "U"},
-	{"devices", 1, "D"}, {"recursive", 0, "r"}, {"dereference-recursive", 0, "R"},
-	{"include", 1, "include"}, {"exclude", 1, "exclude"}, {"exclude-from", 1, "exclude-from"},
-	{"exclude-dir", 1, "exclude-dir"}, {"files-without-match", 0, "L"},
-	{"files-with-matches", 0, "l"}, {"count", 0, "c"}, {"initial-tab", 0, "T"}, {"null", 0, "Z"},
-	{"before-context", 1, "B"}, {"after-context", 1, "A"}, {"context", 1, "C"},
-	{"color", 2, "color"}, {"colour", 2, "color"},
-	{"group-separator", 1, "group-separator"}, {"no-group-separator", 0, "no-group-separator"},
-}
-
-// shortWithArg lists the short options that take an argument.
-const shortWithArg = "efmABCdD"
 
 // parseArgs reads a GNU grep command line (options may follow operands,
 // "--" ends options, unambiguous long-option prefixes are accepted).
@@ -121,7 +132,6 @@ func parseArgs(name string, args []string, readFile func(string) (string, error)
 		o.matcher = matchFixed
 	}
 	context := -1
-	var operands []string
 	setMatcher := func(k matcherKind) error {
 		if o.matcher != matchUnset && o.matcher != k {
 			return &fatalError{"conflicting matchers specified"}
@@ -293,75 +303,28 @@ func parseArgs(name string, args []string, readFile func(string) (string, error)
 		return nil
 	}
 
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			operands = append(operands, args[i+1:]...)
-			break
-		}
-		if strings.HasPrefix(a, "--") {
-			name, val, hasVal := strings.Cut(a[2:], "=")
-			opt, err := findLong(name)
+	opts, operands, perr := grepSpec.Parse(args)
+	digits, digitsAt := "", -1 // -NUM so far, and the argument it came from
+	for _, opt := range opts {
+		if opt.Key == "NUM" {
+			// GNU joins the digits of one argument ("-12", "-1v2").
+			if opt.Index != digitsAt {
+				digits = ""
+			}
+			digits, digitsAt = digits+opt.Value, opt.Index
+			n, err := strconv.ParseInt(digits, 10, 32)
 			if err != nil {
-				return nil, err
+				return nil, &fatalError{digits + ": invalid context length argument"}
 			}
-			switch opt.arg {
-			case 0:
-				if hasVal {
-					return nil, &usageError{"option '--" + opt.name + "' doesn't allow an argument"}
-				}
-			case 1:
-				if !hasVal {
-					if i+1 >= len(args) {
-						return nil, &usageError{"option '--" + opt.name + "' requires an argument"}
-					}
-					i++
-					val = args[i]
-				}
-			}
-			if err := apply(opt.key, val); err != nil {
-				return nil, err
-			}
+			context = int(n)
 			continue
 		}
-		if len(a) < 2 || a[0] != '-' {
-			operands = append(operands, a)
-			continue
+		if err := apply(opt.Key, opt.Value); err != nil {
+			return nil, err
 		}
-		// A cluster of short options; digits make a context count (-2).
-		for j := 1; j < len(a); j++ {
-			c := a[j]
-			if c >= '0' && c <= '9' {
-				k := j
-				for k < len(a) && a[k] >= '0' && a[k] <= '9' {
-					k++
-				}
-				n, _ := strconv.Atoi(a[j:k])
-				context = n
-				j = k - 1
-				continue
-			}
-			if strings.IndexByte(shortWithArg, c) >= 0 {
-				val := a[j+1:]
-				if val == "" {
-					if i+1 >= len(args) {
-						return nil, &usageError{"option requires an argument -- '" + string(c) + "'"}
-					}
-					i++
-					val = args[i]
-				}
-				if err := apply(string(c), val); err != nil {
-					return nil, err
-				}
-				break
-			}
-			if !strings.ContainsRune("EFGPiywxzsvVbnHhoqaIrRLlcTZUu", rune(c)) {
-				return nil, &usageError{"invalid option -- '" + string(c) + "'"}
-			}
-			if err := apply(string(c), ""); err != nil {
-				return nil, err
-			}
-		}
+	}
+	if perr != nil {
+		return nil, &usageError{perr.Error()}
 	}
 	if context >= 0 {
 		if o.after < 0 {
@@ -385,34 +348,6 @@ func parseArgs(name string, args []string, readFile func(string) (string, error)
 	return o, nil
 }
 
-func findLong(name string) (longOpt, error) {
-	var found []longOpt
-	for _, o := range longOpts {
-		if o.name == name {
-			return o, nil
-		}
-		if strings.HasPrefix(o.name, name) {
-			found = append(found, o)
-		}
-	}
-	if len(found) == 1 || (len(found) > 1 && sameKey(found)) {
-		return found[0], nil
-	}
-	if len(found) > 1 {
-		return longOpt{}, &usageError{"option '--" + name + "' is ambiguous"}
-	}
-	return longOpt{}, &usageError{"unrecognized option '--" + name + "'"}
-}
-
-func sameKey(opts []longOpt) bool {
-	for _, o := range opts[1:] {
-		if o.key != opts[0].key {
-			return false
-		}
-	}
-	return true
-}
-
 // reportArgError prints a command-line error as GNU grep does and returns
 // its status.
 func reportArgError(env *command.Env, err error) int {
@@ -426,7 +361,7 @@ func reportArgError(env *command.Env, err error) int {
 		}
 		writeUsage(env.Stderr, name)
 	case errors.As(err, &fe) && fe.msg == "help":
-		fmt.Fprintf(env.Stdout, "Usage: %s [OPTION]... PATTERNS [FILE]...\n%s", name, helpText)
+		fmt.Fprint(env.Stdout, grepSpec.HelpText(name)+helpNotes)
 		return 0
 	case errors.As(err, &fe) && fe.msg == "version":
 		fmt.Fprintf(env.Stdout, "%s (wsfs) 3.8-compatible\n", name)
@@ -441,14 +376,9 @@ func writeUsage(w io.Writer, name string) {
 	fmt.Fprintf(w, "Usage: %s [OPTION]... PATTERNS [FILE]...\nTry '%s --help' for more information.\n", name, name)
 }
 
-const helpText = `Search for PATTERNS in each FILE.
-Pattern selection: -E -F -G -P, -e PATTERNS, -f FILE, -i, --no-ignore-case, -w, -x
-Miscellaneous: -s, -v, -V, --help
-Output control: -m NUM, -b, -n, --line-buffered, -H, -h, --label=LABEL, -o, -q,
-  --binary-files=TYPE, -a, -I, -d ACTION, -D ACTION, -r, -R, --include=GLOB,
-  --exclude=GLOB, --exclude-from=FILE, --exclude-dir=GLOB, -L, -l, -c, -T, -Z
-Context control: -B NUM, -A NUM, -C NUM, -NUM, --group-separator=SEP,
-  --no-group-separator; --color is accepted and never colors.
+// helpNotes follow the options in --help.
+const helpNotes = `
+--color is accepted and never colors (the output is not a terminal).
 Exit status is 0 if any line is selected, 1 otherwise; 2 on error unless -q
 selected a line.
 `

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
 
 // Commands returns sed's entry for the runner's command table.
@@ -22,13 +23,8 @@ func Commands() []command.Spec {
 	return []command.Spec{{
 		Name:    "sed",
 		Summary: "stream editor: filter and transform text (GNU sed 4.9 syntax; the e command is refused)",
-		Flags: []string{
-			"-n", "--quiet", "--silent", "-e SCRIPT", "--expression=SCRIPT", "-f FILE", "--file=FILE",
-			"-E", "-r", "--regexp-extended", "-i[SUFFIX]", "--in-place[=SUFFIX]", "-s", "--separate",
-			"-z", "--null-data", "-l N", "--line-length=N", "-u", "--unbuffered", "--posix",
-			"--follow-symlinks", "--sandbox", "--debug", "--help", "--version",
-		},
-		Func: Run,
+		Flags:   sedSpec.Flags(),
+		Func:    Run,
 	}}
 }
 
@@ -91,10 +87,22 @@ specified, then the standard input is read.
 This sed runs inside wsfs: the e command and the e flag of s are refused.
 `
 
-var longOpts = []string{
-	"expression=", "file=", "in-place?", "line-length=", "null-data", "zero-terminated", "quiet", "silent",
-	"regexp-extended", "separate", "unbuffered", "binary", "follow-symlinks", "posix", "sandbox", "debug",
-	"help", "version",
+// sedSpec is sed's command line.
+var sedSpec = getopt.Spec{
+	Usage:   []string{"[OPTION]... {script-only-if-no-other-script} [input-file]..."},
+	Help:    usageText,
+	Version: "sed (GNU sed) 4.9 compatible, wsfs runner edition",
+	Options: []getopt.Option{
+		{Short: 'n', Long: "quiet"}, {Long: "silent", Key: "quiet"}, {Long: "debug"},
+		{Short: 'e', Long: "expression", Arg: getopt.Required, ArgName: "script"},
+		{Short: 'f', Long: "file", Arg: getopt.Required, ArgName: "script-file"}, {Long: "follow-symlinks"},
+		{Short: 'i', Long: "in-place", Arg: getopt.Optional, ArgName: "SUFFIX"},
+		{Short: 'l', Long: "line-length", Arg: getopt.Required, ArgName: "N"}, {Long: "posix"},
+		{Short: 'E', Long: "regexp-extended"}, {Short: 'r', Key: "regexp-extended"}, {Short: 's', Long: "separate"},
+		{Long: "sandbox"}, {Short: 'u', Long: "unbuffered"}, {Short: 'z', Long: "null-data"},
+		{Long: "zero-terminated", Key: "null-data"}, {Short: 'b', Long: "binary", Hidden: true}, {Long: "help"},
+		{Long: "version"},
+	},
 }
 
 type usageError struct{ msg string }
@@ -132,130 +140,49 @@ func parseArgs(env *command.Env, args []string) (*options, int, error) {
 		o.chunks = append(o.chunks, chunk{text: text, file: name, ere: o.ere, atParse: true})
 		return nil
 	}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			operands = append(operands, args[i+1:]...)
-			break
+	opts, operands, perr := sedSpec.Parse(args)
+	for _, opt := range opts {
+		switch opt.Key {
+		case "expression":
+			addExpr(opt.Value)
+		case "file":
+			if err := addFile(opt.Value); err != nil {
+				return nil, 1, err
+			}
+		case "in-place":
+			o.inPlace, o.separate, o.suffix = true, true, opt.Value
+		case "line-length":
+			n, err := strconv.Atoi(opt.Value)
+			if err != nil || n < 0 {
+				return nil, 1, &usageError{fmt.Sprintf("invalid line length: %s", opt.Value)}
+			}
+			o.lineLen = n
+		case "null-data":
+			o.sep = 0
+		case "quiet":
+			o.quiet = true
+		case "regexp-extended":
+			o.ere = true
+		case "separate":
+			o.separate = true
+		case "unbuffered":
+			o.unbuf = true
+		case "follow-symlinks":
+			o.follow = true
+		case "posix":
+			o.posix = true
+		case "sandbox":
+			o.sandbox = true
+		case "help":
+			io.WriteString(env.Stdout, usageText)
+			return nil, 0, errHelp
+		case "version":
+			io.WriteString(env.Stdout, sedSpec.Version+"\n")
+			return nil, 0, errHelp
 		}
-		if strings.HasPrefix(a, "--") {
-			name, val, hasVal := strings.Cut(a[2:], "=")
-			var match string
-			for _, lo := range longOpts {
-				base := strings.TrimRight(lo, "=?")
-				if base == name {
-					match = lo
-					break
-				}
-				if strings.HasPrefix(base, name) {
-					if match != "" {
-						return nil, 1, &usageError{fmt.Sprintf("option '--%s' is ambiguous", name)}
-					}
-					match = lo
-				}
-			}
-			if match == "" {
-				return nil, 1, &usageError{fmt.Sprintf("unrecognized option '--%s'", name)}
-			}
-			base := strings.TrimRight(match, "=?")
-			needArg := strings.HasSuffix(match, "=")
-			if needArg && !hasVal {
-				if i+1 >= len(args) {
-					return nil, 1, &usageError{fmt.Sprintf("option '--%s' requires an argument", base)}
-				}
-				i++
-				val = args[i]
-			} else if hasVal && !needArg && !strings.HasSuffix(match, "?") {
-				return nil, 1, &usageError{fmt.Sprintf("option '--%s' doesn't allow an argument", base)}
-			}
-			switch base {
-			case "expression":
-				addExpr(val)
-			case "file":
-				if err := addFile(val); err != nil {
-					return nil, 1, err
-				}
-			case "in-place":
-				o.inPlace, o.separate, o.suffix = true, true, val
-			case "line-length":
-				n, err := strconv.Atoi(val)
-				if err != nil || n < 0 {
-					return nil, 1, &usageError{fmt.Sprintf("invalid line length: %s", val)}
-				}
-				o.lineLen = n
-			case "null-data", "zero-terminated":
-				o.sep = 0
-			case "quiet", "silent":
-				o.quiet = true
-			case "regexp-extended":
-				o.ere = true
-			case "separate":
-				o.separate = true
-			case "unbuffered":
-				o.unbuf = true
-			case "follow-symlinks":
-				o.follow = true
-			case "posix":
-				o.posix = true
-			case "sandbox":
-				o.sandbox = true
-			case "help":
-				io.WriteString(env.Stdout, usageText)
-				return nil, 0, errHelp
-			case "version":
-				io.WriteString(env.Stdout, "sed (GNU sed) 4.9 compatible, wsfs runner edition\n")
-				return nil, 0, errHelp
-			}
-			continue
-		}
-		if len(a) < 2 || a[0] != '-' {
-			operands = append(operands, a)
-			continue
-		}
-		for j := 1; j < len(a); j++ {
-			switch c := a[j]; c {
-			case 'n':
-				o.quiet = true
-			case 'r', 'E':
-				o.ere = true
-			case 's':
-				o.separate = true
-			case 'z':
-				o.sep = 0
-			case 'u':
-				o.unbuf = true
-			case 'b':
-			case 'i':
-				o.inPlace, o.separate, o.suffix = true, true, a[j+1:]
-				j = len(a)
-			case 'e', 'f', 'l':
-				val := a[j+1:]
-				if val == "" {
-					if i+1 >= len(args) {
-						return nil, 1, &usageError{fmt.Sprintf("option requires an argument -- '%c'", c)}
-					}
-					i++
-					val = args[i]
-				}
-				j = len(a)
-				switch c {
-				case 'e':
-					addExpr(val)
-				case 'f':
-					if err := addFile(val); err != nil {
-						return nil, 1, err
-					}
-				case 'l':
-					n, err := strconv.Atoi(val)
-					if err != nil || n < 0 {
-						return nil, 1, &usageError{fmt.Sprintf("invalid line length: %s", val)}
-					}
-					o.lineLen = n
-				}
-			default:
-				return nil, 1, &usageError{fmt.Sprintf("invalid option -- '%c'", c)}
-			}
-		}
+	}
+	if perr != nil {
+		return nil, 1, &usageError{perr.Error()}
 	}
 	if len(o.chunks) == 0 {
 		if len(operands) == 0 {
