@@ -20,7 +20,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/wsfs/wsfs/fusefs"
 	"github.com/wsfs/wsfs/meta"
 	"github.com/wsfs/wsfs/objects"
 )
@@ -39,7 +38,7 @@ type RunMount interface {
 	Live
 	WorkspaceDir(ws string) (string, error)
 	Snapshot(ctx context.Context, ws string, base meta.RevNum, cwd string, info meta.CommitInfo) (meta.Revision, bool, error)
-	Refusals(ws string) []fusefs.Refusal
+	Refusals(ws string) []*meta.QuotaError
 }
 
 // ErrRunBusy reports a command that did not get its turn within --wait.
@@ -115,19 +114,16 @@ func (r RunRefusal) QuotaError() *meta.QuotaError {
 
 // runRefusals converts the mount's refusals, dropping repeats of the same
 // text (one write can be refused at open and again at close).
-func runRefusals(rs []fusefs.Refusal) []RunRefusal {
+func runRefusals(rs []*meta.QuotaError) []RunRefusal {
 	var out []RunRefusal
 	seen := map[string]bool{}
 	for _, r := range rs {
-		if seen[r.Text] {
+		text := r.Error()
+		if seen[text] {
 			continue
 		}
-		seen[r.Text] = true
-		rr := RunRefusal{Text: r.Text}
-		if r.Error != nil {
-			rr.Quota = quotaToWire(r.Error)
-		}
-		out = append(out, rr)
+		seen[text] = true
+		out = append(out, RunRefusal{Text: text, Quota: quotaToWire(r)})
 	}
 	return out
 }

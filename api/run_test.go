@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wsfs/wsfs/fusefs"
 	"github.com/wsfs/wsfs/meta"
 	"github.com/wsfs/wsfs/objects"
 )
@@ -26,7 +25,7 @@ func (f *fakeRunMount) Snapshot(_ context.Context, ws string, base meta.RevNum, 
 	f.record(fmt.Sprintf("snapshot %s base %d cwd %s exit %d: %s", ws, base, cwd, info.ExitCode, info.Command))
 	return meta.Revision{Workspace: ws, N: base}, false, nil
 }
-func (f *fakeRunMount) Refusals(string) []fusefs.Refusal { return nil }
+func (f *fakeRunMount) Refusals(string) []*meta.QuotaError { return nil }
 
 func newRunEnv(t *testing.T) (*Client, *fakeRunMount, *meta.DB) {
 	t.Helper()

@@ -21,11 +21,11 @@ import (
 )
 
 // Live is what the server needs of the mount (*fusefs.FS satisfies it):
-// commit a workspace's pending edits, reload its live tree after a change
-// made behind the mount, and pause its autocommit meanwhile.
+// commit a workspace's pending edits and pause its autocommit meanwhile.
+// The mount follows meta's events, so a change made behind it reaches
+// its live tree without being told.
 type Live interface {
 	Flush(ctx context.Context, ws string) error
-	Reload(ctx context.Context, ws string) error
 	Hold(ws string) (release func())
 }
 
@@ -234,10 +234,11 @@ func (s *Server) lockWorkspace(ws string) func() {
 }
 
 // touch runs fn, a change to workspace ws made behind the mount: the
-// workspace's autocommit is paused, its pending edits are committed first
-// (flush), and its live tree is reloaded after (reload), so nothing typed on
-// the mount is lost and the mount shows the new head.
-func (s *Server) touch(ctx context.Context, ws string, flush, reload bool, fn func() error) error {
+// workspace's autocommit is paused and, with flush, its pending edits are
+// committed first, so that they come before the change in the history.
+// The mount follows the change itself (fusefs merges it into its live
+// tree, keeping every edit made there meanwhile).
+func (s *Server) touch(ctx context.Context, ws string, flush bool, fn func() error) error {
 	name, err := meta.ParseWorkspace(ws)
 	if err != nil {
 		return err
@@ -253,26 +254,7 @@ func (s *Server) touch(ctx context.Context, ws string, flush, reload bool, fn fu
 			return fmt.Errorf("api: committing the pending edits of %s on the mount before the change: %w", name, err)
 		}
 	}
-	err = fn()
-	if err == nil && reload {
-		if rerr := s.cfg.Mount.Reload(ctx, name); rerr != nil {
-			s.log.Error("api: the change is committed but the mount could not reload it", "workspace", name, "err", rerr)
-			return fmt.Errorf("api: %s changed, but the mount still shows the old tree: %w", name, rerr)
-		}
-	}
-	return err
-}
-
-// announce tells the mount about a workspace created behind it (create,
-// fork), so it drops what it cached about that name (a lookup that found
-// nothing a moment ago).
-func (s *Server) announce(ctx context.Context, ws string) {
-	if s.cfg.Mount == nil {
-		return
-	}
-	if err := s.cfg.Mount.Reload(ctx, ws); err != nil {
-		s.log.Warn("api: the mount may not show a new workspace until its cache expires", "workspace", ws, "err", err)
-	}
+	return fn()
 }
 
 func (s *Server) routes() {
@@ -286,10 +268,7 @@ func (s *Server) routes() {
 		writeJSONBody(w, http.StatusOK, empty{})
 	})
 	handle(s, "POST /v1/create", func(ctx context.Context, q createReq) (ws meta.Workspace, err error) {
-		if ws, err = db.Create(ctx, q.Name, q.Options); err == nil {
-			s.announce(ctx, ws.Name)
-		}
-		return ws, err
+		return db.Create(ctx, q.Name, q.Options)
 	})
 	handle(s, "POST /v1/list", func(ctx context.Context, q listReq) ([]meta.Workspace, error) {
 		return db.List(ctx, q.Prefix)
@@ -299,10 +278,11 @@ func (s *Server) routes() {
 	})
 	handle(s, "POST /v1/delete", func(ctx context.Context, q nameReq) (empty, error) {
 		// Pending edits of a workspace being deleted are not worth a commit.
-		return empty{}, s.touch(ctx, q.Name, false, true, func() error { return db.Delete(ctx, q.Name) })
+		return empty{}, s.touch(ctx, q.Name, false, func() error { return db.Delete(ctx, q.Name) })
 	})
 	handle(s, "POST /v1/update", func(ctx context.Context, q updateReq) (ws meta.Workspace, err error) {
-		err = s.touch(ctx, q.Name, true, true, func() error {
+		// A settings change leaves the tree alone: no flush needed.
+		err = s.touch(ctx, q.Name, false, func() error {
 			ws, err = db.Update(ctx, q.Name, q.Update)
 			return err
 		})
@@ -320,7 +300,7 @@ func (s *Server) routes() {
 		return db.Diff(ctx, q.A, q.B, q.Options)
 	})
 	handle(s, "POST /v1/restore", func(ctx context.Context, q restoreReq) (c commitResp, err error) {
-		err = s.touch(ctx, q.Ref.Workspace, true, true, func() error {
+		err = s.touch(ctx, q.Ref.Workspace, true, func() error {
 			var r meta.Revision
 			r, c.Committed, err = db.Restore(ctx, q.Ref, q.Info)
 			c.Revision = toWireRev(r)
@@ -330,13 +310,10 @@ func (s *Server) routes() {
 	})
 	handle(s, "POST /v1/fork", func(ctx context.Context, q forkReq) (ws meta.Workspace, err error) {
 		// The fork starts from the source as it is on the mount.
-		err = s.touch(ctx, q.From.Workspace, true, false, func() error {
+		err = s.touch(ctx, q.From.Workspace, true, func() error {
 			ws, err = db.Fork(ctx, q.From, q.Name, q.Options)
 			return err
 		})
-		if err == nil {
-			s.announce(ctx, ws.Name)
-		}
 		return ws, err
 	})
 	s.mux.HandleFunc("POST /v1/gc", func(w http.ResponseWriter, r *http.Request) {
@@ -392,7 +369,7 @@ func (s *Server) routes() {
 			return
 		}
 		var c commitResp
-		err := s.touch(r.Context(), q.Workspace, true, true, func() (err error) {
+		err := s.touch(r.Context(), q.Workspace, true, func() (err error) {
 			var rev meta.Revision
 			rev, c.Committed, err = db.WriteFile(r.Context(), q.Workspace, q.Path, r.Body, q.Options)
 			c.Revision = toWireRev(rev)
@@ -406,7 +383,7 @@ func (s *Server) routes() {
 			return
 		}
 		var c commitResp
-		err := s.touch(r.Context(), q.Workspace, true, true, func() (err error) {
+		err := s.touch(r.Context(), q.Workspace, true, func() (err error) {
 			var rev meta.Revision
 			rev, c.Committed, err = db.ImportTar(r.Context(), q.Workspace, r.Body, q.Options)
 			c.Revision = toWireRev(rev)

@@ -99,7 +99,7 @@ func TestQuotaEdges(t *testing.T) {
 		t.Fatalf("mkdir past quota: %v", err)
 	}
 	refusals := e.fs.Refusals("acme/q")
-	if len(refusals) != 2 || refusals[0].Error.Kind != meta.QuotaEntries {
+	if len(refusals) != 2 || refusals[0].Kind != meta.QuotaEntries {
 		t.Fatalf("refusals %+v", refusals)
 	}
 
@@ -138,7 +138,9 @@ func TestQuotaEdges(t *testing.T) {
 	}
 }
 
-func TestReloadAfterRestore(t *testing.T) {
+// TestFollowsRestore restores behind the mount: the mount shows it without
+// being told.
+func TestFollowsRestore(t *testing.T) {
 	e := newEnv(t)
 	dir := e.create("acme/r", nil)
 	mustWrite(t, filepath.Join(dir, "a.txt"), "one")
@@ -146,9 +148,6 @@ func TestReloadAfterRestore(t *testing.T) {
 	mustWrite(t, filepath.Join(dir, "a.txt"), "two")
 	e.snapshot("acme/r")
 	if _, _, err := e.db.Restore(t.Context(), meta.Ref{Workspace: "acme/r", Rev: 2}, meta.CommitInfo{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.fs.Reload(t.Context(), "acme/r"); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustRead(t, filepath.Join(dir, "a.txt")); got != "one" {

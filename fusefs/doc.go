@@ -45,8 +45,18 @@
 // file written during it moves to a new spool, so the commit keeps the
 // content it froze. Edits made directly on the mount
 // are committed after a quiet period (Options.QuietPeriod, default 2 s) and
-// at Unmount. Reload makes the live tree the head again after a change made
-// elsewhere and tells the kernel to drop its cached entries.
+// at Unmount. Hold pauses a workspace's autocommit (a run's turn, a
+// change made through the server); Flush commits its pending edits.
+//
+// The mount follows meta's events (follow.go) rather than being told to
+// reload: a commit made behind it (put, import, restore, another server)
+// is merged into the live tree — paths the mount changed since its last
+// commit, or holds open for writing, keep the mount's version, which its
+// next commit records on top; every other path takes the new one, in
+// place, and the kernel is told to forget what it cached. A settings
+// change updates the quotas and never the tree; a create or a delete
+// shows at once. So no write made on the mount is dropped by a change
+// made beside it.
 //
 // # Quotas
 //
@@ -78,9 +88,11 @@
 // PUT stalls the operation that needs it, not the workspace. The order,
 // outermost first (none is taken while holding one below it):
 //
-//  1. FS.mu: the table of workspaces, tenants and holds.
-//  2. workspace.commitMu: one commit of a workspace at a time, held across
-//     its uploads and CommitTree.
+//  1. workspace.commitMu: one commit of a workspace at a time, held across
+//     its uploads and CommitTree (whose event reaches follow, which takes
+//     FS.mu and workspace.pendMu).
+//  2. FS.mu: the table of workspaces, tenants, holds and the workspaces a
+//     mkdir is creating.
 //  3. entry.io: the store and spool I/O of one entry (fetching its blob,
 //     copying it to a spool, reading its tree), one entry at a time. Taken
 //     only without workspace.mu: an operation that needs I/O lets go of
@@ -90,7 +102,9 @@
 //     like rename, start again when that happened: retrying).
 //  4. workspace.mu: the live tree, its counters and quotas. Held only for
 //     memory work and local spool calls, never across store I/O.
-//  5. blobCache.mu: the cache's list (its per-digest fetch locks are taken
+//  5. workspace.pendMu: whether a commit is under way and the newest event
+//     that waits for it (follow.go); nothing is taken under it.
+//  6. blobCache.mu: the cache's list (its per-digest fetch locks are taken
 //     under entry.io, never under workspace.mu).
 //
 // Kernel caching is set explicitly (entry, attribute and negative timeouts,

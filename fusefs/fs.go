@@ -65,6 +65,9 @@ type FS struct {
 	workspaces map[string]*workspace
 	tenants    map[string]bool // tenants made by mkdir that have no workspace yet
 	holds      map[string]int  // workspaces whose autocommit is paused
+	creating   map[string]bool // workspaces a mkdir on the mount is creating
+
+	unsubscribe func() // from meta's events (follow.go)
 
 	stop      chan struct{}
 	stopped   chan struct{}
@@ -115,12 +118,15 @@ func Mount(ctx context.Context, dir string, opts Options) (*FS, error) {
 	}
 	f := &FS{db: opts.DB, store: opts.DB.Store(), opts: opts, log: log, spoolDir: opts.SpoolDir, dir: abs,
 		uid: uint32(os.Getuid()), gid: uint32(os.Getgid()),
-		workspaces: map[string]*workspace{}, tenants: map[string]bool{}, holds: map[string]int{},
+		workspaces: map[string]*workspace{}, tenants: map[string]bool{}, holds: map[string]int{}, creating: map[string]bool{},
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	f.ino.Store(firstDynamicIno)
 	if f.blobs, err = newBlobCache(f.store, filepath.Join(opts.SpoolDir, "blobs"), cmp.Or(opts.BlobCacheBytes, DefaultBlobCacheBytes)); err != nil {
 		return nil, err
 	}
+	// Following meta's events starts before any workspace loads, so that
+	// no change falls between a load and the subscription.
+	f.unsubscribe = f.db.Subscribe(f.follow)
 	var root gofs.InodeEmbedder
 	if opts.Workspace != "" {
 		name, err := meta.ParseWorkspace(opts.Workspace)
@@ -129,6 +135,7 @@ func Mount(ctx context.Context, dir string, opts Options) (*FS, error) {
 		}
 		ws, err := f.workspace(ctx, name)
 		if err != nil {
+			f.unsubscribe()
 			return nil, fmt.Errorf("fusefs: mount %s: %w", name, err)
 		}
 		node := &wsNode{ws: ws, e: ws.root}
@@ -156,6 +163,7 @@ func Mount(ctx context.Context, dir string, opts Options) (*FS, error) {
 	}
 	server, err := gofs.Mount(abs, root, mopts)
 	if err != nil {
+		f.unsubscribe()
 		return nil, fmt.Errorf("fusefs: mount %s: %w (is /dev/fuse available and are you root or in the fuse group?)", abs, err)
 	}
 	f.server = server
@@ -186,6 +194,7 @@ func (f *FS) Unmount(ctx context.Context) error {
 				}
 			}
 		}
+		f.unsubscribe()
 		if err := f.server.Unmount(); err != nil {
 			f.log.Warn("fusefs: unmount failed, detaching lazily", "dir", f.dir, "err", err)
 			if err2 := syscall.Unmount(f.dir, syscall.MNT_DETACH); err2 != nil && first == nil {
@@ -304,58 +313,6 @@ func (f *FS) Hold(name string) (release func()) {
 	}
 }
 
-// Reload makes a workspace's live tree its head again after a change made
-// elsewhere (restore, a CLI commit, a quota change) and tells the kernel
-// to forget what it cached. Uncommitted edits are dropped: flush first.
-func (f *FS) Reload(ctx context.Context, name string) error {
-	f.mu.Lock()
-	ws, ok := f.workspaces[name]
-	f.mu.Unlock()
-	if !ok {
-		// Not loaded: the kernel may still cache "no such workspace"
-		// from before it was created.
-		if tenant, rest, found := strings.Cut(name, "/"); found {
-			if parent := f.tenantInode(tenant); parent != nil {
-				parent.NotifyEntry(rest)
-			}
-			if root := f.root; root != nil && f.opts.Workspace == "" {
-				root.NotifyEntry(tenant)
-			}
-		}
-		return nil
-	}
-	w, err := f.db.Get(ctx, name)
-	if err != nil {
-		if errors.Is(err, meta.ErrNotFound) {
-			f.forget(name)
-			return nil
-		}
-		return err
-	}
-	ws.mu.Lock()
-	old := ws.root
-	if w.HeadRoot == old.tree && !old.dirty && w.Head == ws.head {
-		ws.quotas = w.Quotas
-		ws.mu.Unlock()
-		return nil
-	}
-	names := old.sortedNames()
-	detach(old)
-	ws.reset(w)
-	node := ws.rootInode
-	if node != nil {
-		node.e = ws.root
-	}
-	ws.mu.Unlock()
-	if node != nil && node.EmbeddedInode().StableAttr().Ino != 0 {
-		for _, n := range names {
-			node.NotifyEntry(n)
-		}
-		node.NotifyContent(0, 0)
-	}
-	return nil
-}
-
 // forget drops a deleted workspace's live state.
 func (f *FS) forget(name string) {
 	f.mu.Lock()
@@ -381,8 +338,9 @@ func detach(e *entry) {
 	}
 }
 
-// Refusals returns and clears the quota refusals of a workspace.
-func (f *FS) Refusals(name string) []Refusal {
+// Refusals returns and clears the quota refusals of a workspace, oldest
+// first (at most the last 100).
+func (f *FS) Refusals(name string) []*meta.QuotaError {
 	f.mu.Lock()
 	ws, ok := f.workspaces[name]
 	f.mu.Unlock()

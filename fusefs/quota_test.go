@@ -51,7 +51,7 @@ func TestQuotaPaths(t *testing.T) {
 			t.Fatalf("committed entries %d", got)
 		}
 		r := e.fs.Refusals("quota/entries")
-		if len(r) != 3 || !strings.Contains(r[0].Text, "4 entries (workspace quota/entries has 4): g") {
+		if len(r) != 3 || !strings.Contains(r[0].Error(), "4 entries (workspace quota/entries has 4): g") {
 			t.Fatalf("refusals: %+v", r)
 		}
 	})
@@ -141,9 +141,6 @@ func TestTruncateFreesBytes(t *testing.T) {
 	q.MaxWorkspaceBytes = 1000
 	dir := e.create("quota/trunc", &q)
 	if _, _, err := e.db.WriteFile(t.Context(), "quota/trunc", "a", strings.NewReader(strings.Repeat("a", 800)), meta.WriteFileOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.fs.Reload(t.Context(), "quota/trunc"); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Truncate(filepath.Join(dir, "a"), 0); err != nil {

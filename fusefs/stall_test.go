@@ -77,9 +77,6 @@ func TestSlowStoreDoesNotStallTheWorkspace(t *testing.T) {
 	if _, _, err := e.db.WriteFile(ctx, name, "cold.txt", strings.NewReader("cold content"), meta.WriteFileOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.fs.Reload(ctx, name); err != nil {
-		t.Fatal(err)
-	}
 	mustWrite(t, filepath.Join(dir, "cached.txt"), "cached content")
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)

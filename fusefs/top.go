@@ -218,7 +218,16 @@ func (n *tenantNode) Mkdir(ctx context.Context, name string, mode uint32, out *f
 		n.fsys.log.Warn("fusefs: mkdir of a bad workspace name refused", "name", full, "rule", "[a-z0-9][a-z0-9._-]{0,62}")
 		return nil, syscall.EINVAL
 	}
-	if _, err := n.fsys.db.Create(ctx, full, meta.CreateOptions{Author: "mount"}); err != nil {
+	// The kernel waits for this reply: the create's event must not
+	// notify it about the name (see follow).
+	n.fsys.mu.Lock()
+	n.fsys.creating[full] = true
+	n.fsys.mu.Unlock()
+	_, err := n.fsys.db.Create(ctx, full, meta.CreateOptions{Author: "mount"})
+	n.fsys.mu.Lock()
+	delete(n.fsys.creating, full)
+	n.fsys.mu.Unlock()
+	if err != nil {
 		if errors.Is(err, meta.ErrExists) {
 			return nil, syscall.EEXIST
 		}

@@ -22,29 +22,30 @@ import (
 type workspace struct {
 	fsys *FS
 	name string
+	id   string // the incarnation (meta.Workspace.ID) this state belongs to
 
-	mu        sync.Mutex
-	root      *entry
-	head      meta.RevNum
-	cwd       string
-	quotas    meta.Quotas
-	entries   int64 // live entries, the root included
-	bytes     int64 // live file bytes
-	changed   time.Time
-	refusals  []Refusal
-	spoolDir  string
-	spoolSeq  uint64
-	rootInode *wsNode // the FUSE node of the root, once looked up
-	dropped   bool    // load let go of mu (see retrying)
+	mu          sync.Mutex
+	root        *entry
+	head        meta.RevNum
+	cwd         string
+	quotas      meta.Quotas
+	settingsSeq uint64 // of the quotas above
+	entries     int64  // live entries, the root included
+	bytes       int64  // live file bytes
+	changed     time.Time
+	refusals    []*meta.QuotaError
+	spoolDir    string
+	spoolSeq    uint64
+	rootInode   *wsNode // the FUSE node of the root, once looked up
+	dropped     bool    // load let go of mu (see retrying)
 
 	commitMu sync.Mutex // one commit at a time; taken before mu
-}
 
-// Refusal is a write the quotas refused, kept for the runner to print.
-type Refusal struct {
-	Time  time.Time        `json:"time"`
-	Error *meta.QuotaError `json:"error"`
-	Text  string           `json:"text"`
+	// pendMu guards committing and pending (see follow.go): while this
+	// mount commits, the events of the workspace wait in pending.
+	pendMu     sync.Mutex
+	committing bool
+	pending    *meta.Workspace
 }
 
 // loadWorkspace reads a workspace's head into a fresh live tree.
@@ -57,25 +58,13 @@ func (f *FS) loadWorkspace(ctx context.Context, name string) (*workspace, error)
 	if err := os.MkdirAll(spool, 0o700); err != nil {
 		return nil, fmt.Errorf("fusefs: spool folder for %s: %w", name, err)
 	}
-	ws := &workspace{fsys: f, name: name, spoolDir: spool}
-	ws.reset(w)
-	return ws, nil
-}
-
-// reset makes the live tree the head of w. The caller holds ws.mu (or owns ws).
-func (ws *workspace) reset(w meta.Workspace) {
 	now := time.Now()
-	ino := ws.fsys.nextIno()
-	if ws.root != nil {
-		ino = ws.root.ino // the kernel keeps the root's inode across a reload
-	}
-	ws.root = &entry{ino: ino, kind: meta.KindDir, mode: 0o755, mtime: w.Updated, ctime: w.Updated, atime: now,
-		tree: w.HeadRoot, sub: w.Usage}
-	ws.head = w.Head
-	ws.cwd = w.HeadCwd
-	ws.quotas = w.Quotas
-	ws.entries = w.Usage.Files + w.Usage.Dirs + w.Usage.Symlinks + 1
-	ws.bytes = w.Usage.Bytes
+	ws := &workspace{fsys: f, name: name, id: w.ID, spoolDir: spool,
+		root: &entry{ino: f.nextIno(), kind: meta.KindDir, mode: 0o755, mtime: w.Updated, ctime: w.Updated, atime: now,
+			tree: w.HeadRoot, sub: w.Usage},
+		head: w.Head, cwd: w.HeadCwd, quotas: w.Quotas, settingsSeq: w.SettingsSeq,
+		entries: w.Entries(), bytes: w.Usage.Bytes}
+	return ws, nil
 }
 
 // load reads a directory's children from its committed tree. The caller
@@ -99,21 +88,11 @@ func (ws *workspace) load(ctx context.Context, d *entry) error {
 		}
 		ws.dropped = true
 		if d.children != nil || d.tree != digest {
-			continue // loaded meanwhile, or reset by a reload
+			continue // loaded meanwhile, or moved on by a merge (follow.go)
 		}
 		children := make(map[string]*entry, len(t.Entries))
 		for _, te := range t.Entries {
-			c := &entry{ino: ws.fsys.nextIno(), kind: te.Kind, mode: uint32(te.Mode.Perm()) | modeExtra(te.Mode),
-				mtime: te.MTime, ctime: te.MTime, atime: te.MTime, parent: d, name: te.Name}
-			switch te.Kind {
-			case meta.KindFile:
-				c.size, c.digest = te.Size, te.Digest
-			case meta.KindDir:
-				c.tree, c.sub = te.Digest, te.Sub
-			case meta.KindSymlink:
-				c.target, c.size = te.Target, int64(len(te.Target))
-			}
-			children[te.Name] = c
+			children[te.Name] = ws.entryFromTree(d, te)
 			if te.Kind == meta.KindDir {
 				d.subdirs++
 			}
@@ -121,6 +100,22 @@ func (ws *workspace) load(ctx context.Context, d *entry) error {
 		d.children = children
 	}
 	return nil
+}
+
+// entryFromTree makes the live entry of committed entry te in folder d
+// (not linked into d).
+func (ws *workspace) entryFromTree(d *entry, te meta.Entry) *entry {
+	c := &entry{ino: ws.fsys.nextIno(), kind: te.Kind, mode: uint32(te.Mode.Perm()) | modeExtra(te.Mode),
+		mtime: te.MTime, ctime: te.MTime, atime: te.MTime, parent: d, name: te.Name}
+	switch te.Kind {
+	case meta.KindFile:
+		c.size, c.digest = te.Size, te.Digest
+	case meta.KindDir:
+		c.tree, c.sub = te.Digest, te.Sub
+	case meta.KindSymlink:
+		c.target, c.size = te.Target, int64(len(te.Target))
+	}
+	return c
 }
 
 // retrying runs op under ws.mu (held by the caller) again from the start
@@ -140,7 +135,7 @@ func (ws *workspace) retrying(op func() syscall.Errno) syscall.Errno {
 // refuse records a quota refusal and returns it.
 func (ws *workspace) refuse(qe *meta.QuotaError) error {
 	ws.fsys.log.Warn("fusefs: quota refused a write", "workspace", ws.name, "limit", qe.Kind.String(), "max", qe.Limit, "usage", qe.Usage, "path", qe.Path)
-	ws.refusals = append(ws.refusals, Refusal{Time: time.Now(), Error: qe, Text: qe.Error()})
+	ws.refusals = append(ws.refusals, qe)
 	if len(ws.refusals) > 100 {
 		ws.refusals = ws.refusals[len(ws.refusals)-100:]
 	}
@@ -324,10 +319,15 @@ func (ws *workspace) openBlob(ctx context.Context, e *entry) (*os.File, error) {
 // so the mount keeps answering. Edits made meanwhile stay dirty for the
 // next commit; a file written meanwhile moves to a new spool, and the
 // commit keeps the content it froze. Commits of one workspace run one at
-// a time (ws.commitMu).
+// a time (ws.commitMu). Meta's events about the workspace wait until the
+// commit is done, then reach the live tree (see follow.go).
 func (ws *workspace) commit(ctx context.Context, base meta.RevNum, cwd string, info meta.CommitInfo) (meta.Revision, bool, error) {
 	ws.commitMu.Lock()
 	defer ws.commitMu.Unlock()
+	ws.pendMu.Lock()
+	ws.committing = true
+	ws.pendMu.Unlock()
+	defer ws.endCommit()
 	ws.mu.Lock()
 	if !ws.root.dirty && (cwd == "" || cwd == ws.cwd) {
 		head := ws.head
