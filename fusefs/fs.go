@@ -278,13 +278,31 @@ func (f *FS) Snapshot(ctx context.Context, name string, base meta.RevNum, cwd st
 	return ws.commit(ctx, base, cwd, info)
 }
 
-// Flush commits the edits made on the mount since the last commit.
+// Flush commits the edits made on the mount since the last commit. A
+// commit already under way (the autocommit's) ends first, so that what
+// Flush returns after is in the history.
 func (f *FS) Flush(ctx context.Context, name string) error {
+	return f.flush(ctx, name, false)
+}
+
+// flush is Flush; unlessHeld (the autocommit) skips a held workspace,
+// checked once no other commit of it runs.
+func (f *FS) flush(ctx context.Context, name string, unlessHeld bool) error {
 	f.mu.Lock()
 	ws, ok := f.workspaces[name]
 	f.mu.Unlock()
 	if !ok {
 		return nil // never loaded: nothing edited
+	}
+	ws.commitMu.Lock()
+	defer ws.commitMu.Unlock()
+	if unlessHeld {
+		f.mu.Lock()
+		held := f.holds[name] > 0
+		f.mu.Unlock()
+		if held {
+			return nil
+		}
 	}
 	ws.mu.Lock()
 	dirty, base := ws.root.dirty, ws.head
@@ -292,15 +310,22 @@ func (f *FS) Flush(ctx context.Context, name string) error {
 	if !dirty {
 		return nil
 	}
-	_, _, err := ws.commit(ctx, base, "", meta.CommitInfo{Command: "(edits on the mount)", Author: "mount"})
+	_, _, err := ws.commitLocked(ctx, base, "", meta.CommitInfo{Command: "(edits on the mount)", Author: "mount"})
 	return err
 }
 
-// Hold pauses the autocommit of a workspace until release is called.
+// Hold pauses the autocommit of a workspace until release is called. An
+// autocommit already under way ends before Hold returns: while held, the
+// workspace's head moves only through its holder (and changes made
+// behind the mount).
 func (f *FS) Hold(name string) (release func()) {
 	f.mu.Lock()
 	f.holds[name]++
+	ws := f.workspaces[name]
 	f.mu.Unlock()
+	if ws != nil {
+		ws.waitCommit()
+	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -383,7 +408,7 @@ func (f *FS) autocommit() {
 				continue
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			if err := f.Flush(ctx, name); err != nil {
+			if err := f.flush(ctx, name, true); err != nil {
 				f.log.Error("fusefs: autocommit failed; the edits stay on the mount and are tried again", "workspace", name, "err", err)
 				ws.mu.Lock()
 				ws.changed = time.Now()

@@ -324,6 +324,17 @@ func (ws *workspace) openBlob(ctx context.Context, e *entry) (*os.File, error) {
 func (ws *workspace) commit(ctx context.Context, base meta.RevNum, cwd string, info meta.CommitInfo) (meta.Revision, bool, error) {
 	ws.commitMu.Lock()
 	defer ws.commitMu.Unlock()
+	return ws.commitLocked(ctx, base, cwd, info)
+}
+
+// waitCommit returns once no commit of the workspace is under way.
+func (ws *workspace) waitCommit() {
+	ws.commitMu.Lock()
+	defer ws.commitMu.Unlock()
+}
+
+// commitLocked is commit for a caller that holds ws.commitMu.
+func (ws *workspace) commitLocked(ctx context.Context, base meta.RevNum, cwd string, info meta.CommitInfo) (meta.Revision, bool, error) {
 	ws.pendMu.Lock()
 	ws.committing = true
 	ws.pendMu.Unlock()
