@@ -214,6 +214,10 @@ func runCommand(ctx context.Context, a *app, args []string, rc runCaller) error 
 	commands["js-exec"] = jsexec.Spec(js)
 	cfg := runner.Config{Script: script, WorkspaceDir: turn.Dir, ScratchDir: scratch, Cwd: turn.Cwd, Limits: limits,
 		Commands: commands, History: append(turn.History, script), Logger: a.log}
+	// The caller's stdin is the command's, unless it carried the script.
+	if *file != "-" && (*file != "" || len(fs.Args()) > 0) {
+		cfg.Stdin = a.stdin
+	}
 	// js-exec's QuickJS, loaded from (or compiled into) the server's cache
 	// folder while the worker can still write it; once confined it can
 	// only read it, and a module missing there compiles in memory
