@@ -59,6 +59,8 @@ type Section struct {
 	Runs        []Run
 	Comparisons []Comparison
 	Metrics     []MetricTable
+	// Notes follow the tables: figures kept from an earlier run, say.
+	Notes string
 }
 
 // Results holds the parsed output of every run by package, and why a run
@@ -170,6 +172,9 @@ func WriteSection(w io.Writer, s Section, rs *Results) {
 	if len(cmds) > 0 {
 		fmt.Fprintf(w, "Measured with %s.\n\n", strings.Join(cmds, " and "))
 	}
+	if s.Notes != "" {
+		fmt.Fprintf(w, "%s\n\n", strings.TrimSpace(s.Notes))
+	}
 }
 
 func writeComparison(w io.Writer, c Comparison, rs *Results) {
@@ -274,7 +279,7 @@ func writeMetricTable(w io.Writer, m MetricTable, rs *Results) {
 		if !ok {
 			missing = append(missing, missingCell{fmt.Sprintf("%s (%s)", row.Name, row.Label), rs.WhyMissing(row.Pkg, row.Name)})
 		}
-		line := []string{row.Label}
+		line := []string{cellText(row.Label)}
 		for _, unit := range m.Metrics {
 			if v, has := res.Metrics[unit]; ok && has {
 				line = append(line, FormatValue(unit, v))
@@ -287,6 +292,9 @@ func writeMetricTable(w io.Writer, m MetricTable, rs *Results) {
 	fmt.Fprintln(w)
 	writeMissing(w, missing)
 }
+
+// cellText escapes what would end a markdown table cell.
+func cellText(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // WriteAll writes every parsed result of every package, for the record.
 func WriteAll(w io.Writer, rs *Results, pkgs []string) {
@@ -316,6 +324,12 @@ func metricLabel(unit string) string {
 		return "bytes allocated per operation"
 	case "allocs/op":
 		return "allocations per operation"
+	case "ns/wsfs":
+		return "wsfs"
+	case "ns/gnu":
+		return "GNU"
+	case "x-gnu":
+		return "wsfs ÷ GNU"
 	}
 	return unit
 }

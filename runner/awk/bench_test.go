@@ -2,14 +2,10 @@ package awk
 
 import (
 	"bytes"
-	"context"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/wsfs/wsfs/runner/command/commandtest"
 )
@@ -36,59 +32,23 @@ func benchText(tb testing.TB, dir string) string {
 	return p
 }
 
-// BenchmarkFieldSum runs `{s+=$3} END{print s}` over 10 MB with this awk
-// and, in the same run, with gawk; it reports gawk's time per run and the
-// ratio ours/gawk.
+// BenchmarkFieldSum runs `{s+=$3} END{print s}` over 10 MB, a `make
+// bench` row.
 func BenchmarkFieldSum(b *testing.B) {
 	benchVsGawk(b, `{s+=$3} END{print s}`)
 }
 
-// BenchmarkRegexCount counts matching records, a common agent one-liner.
+// BenchmarkRegexCount counts matching records, a common agent one-liner
+// and a `make bench` row.
 func BenchmarkRegexCount(b *testing.B) {
 	benchVsGawk(b, `/charlie 1[0-9]*5 / {n++} END{print n}`)
 }
 
+// benchVsGawk runs prog over the 10 MB text, ours and gawk in turns
+// (commandtest.Versus).
 func benchVsGawk(b *testing.B, prog string) {
+	gawk := gawkPath(b)
 	s := commandtest.New(b)
 	benchText(b, s.Workspace)
-	ctx := context.Background()
-
-	var want []byte
-	gawk, err := exec.LookPath("gawk")
-	var gawkTime time.Duration
-	if err == nil {
-		const runs = 3
-		for i := 0; i < runs; i++ {
-			cmd := exec.Command(gawk, prog, "big.txt")
-			cmd.Dir = s.Workspace
-			cmd.Env = []string{"LC_ALL=C.UTF-8"}
-			start := time.Now()
-			out, err := cmd.Output()
-			if err != nil {
-				b.Fatalf("gawk: %v", err)
-			}
-			gawkTime += time.Since(start)
-			want = out
-		}
-		gawkTime /= runs
-	}
-	b.SetBytes(10 << 20)
-	b.ResetTimer()
-	var out bytes.Buffer
-	for i := 0; i < b.N; i++ {
-		out.Reset()
-		env := s.Env("/workspace", []string{"awk", prog, "big.txt"}, nil, &out, io.Discard)
-		if code := Main(ctx, env); code != 0 {
-			b.Fatalf("awk exited %d", code)
-		}
-	}
-	b.StopTimer()
-	if want != nil {
-		if !bytes.Equal(out.Bytes(), want) {
-			b.Fatalf("output differs: ours %q, gawk %q", out.String(), want)
-		}
-		ours := b.Elapsed() / time.Duration(b.N)
-		b.ReportMetric(float64(gawkTime.Milliseconds()), "gawk-ms")
-		b.ReportMetric(float64(ours)/float64(gawkTime), "x-gawk")
-	}
+	s.Versus(b, Main, gawk, []string{"awk", prog, "big.txt"})
 }

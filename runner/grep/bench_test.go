@@ -2,15 +2,11 @@ package grep
 
 import (
 	"bytes"
-	"context"
-	"io"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/wsfs/wsfs/runner/command/commandtest"
 )
@@ -42,8 +38,9 @@ func benchText(size int) []byte {
 	return b.Bytes()
 }
 
-// BenchmarkVersusGNU runs our grep and GNU grep (os/exec, stdout to a
-// pipe) on the same 10 MB file and reports both times and their ratio.
+// BenchmarkVersusGNU runs our grep and GNU grep in turns on the same
+// 10 MB file (commandtest.Versus). fixed, alternation and backref are
+// `make bench`'s rows.
 func BenchmarkVersusGNU(b *testing.B) {
 	gnu := gnuGrep(b)
 	sb := commandtest.New(b)
@@ -53,6 +50,8 @@ func BenchmarkVersusGNU(b *testing.B) {
 	cases := []struct{ name string }{
 		{"fixed:-F zebra"},
 		{"fixed-count:-c -F zebra"},
+		{"alternation:-E timeout|failed|zebra"},
+		{`backref:'\b\([a-z]\+\) \1\b'`},
 		{"regex:errno[0-9]+"},
 		{"regex-ere:-E '(timeout|failed) [a-z]+ id=[0-9]{5}$'"},
 		{"regex-noliteral:-E [0-9]{2}:[0-9]{2}:[0-9]{2}"},
@@ -63,40 +62,7 @@ func BenchmarkVersusGNU(b *testing.B) {
 	for _, c := range cases {
 		name, spec, _ := bytesCut(c.name, ':')
 		args := append([]string{"grep"}, splitArgs(spec)...)
-		args = append(args, "big.log")
-		b.Run(name, func(b *testing.B) {
-			var ours, theirs time.Duration
-			for i := 0; i < b.N; i++ {
-				start := time.Now()
-				var out bytes.Buffer
-				out.Grow(12 << 20) // the writer's growth is not grep's cost
-				env := sb.Env("/workspace", args, bytes.NewReader(nil), &out, io.Discard)
-				if code := Grep(context.Background(), env); code > 1 {
-					b.Fatalf("%v: status %d", args, code)
-				}
-				ours += time.Since(start)
-
-				start = time.Now()
-				cmd := exec.Command(gnu, args[1:]...)
-				cmd.Dir = sb.Workspace
-				cmd.Env = []string{"LC_ALL=C.UTF-8"}
-				var gout bytes.Buffer
-				gout.Grow(12 << 20)
-				cmd.Stdout = &gout
-				if err := cmd.Run(); err != nil {
-					if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() > 1 {
-						b.Fatalf("GNU %v: %v", args, err)
-					}
-				}
-				theirs += time.Since(start)
-				if i == 0 && gout.String() != out.String() {
-					b.Fatalf("%v: output differs from GNU grep (%d vs %d bytes)", args, out.Len(), gout.Len())
-				}
-			}
-			b.ReportMetric(float64(ours.Nanoseconds())/float64(b.N), "ns/wsfs")
-			b.ReportMetric(float64(theirs.Nanoseconds())/float64(b.N), "ns/gnu")
-			b.ReportMetric(float64(ours)/float64(theirs), "x-gnu")
-		})
+		b.Run(name, func(b *testing.B) { sb.Versus(b, Grep, gnu, append(args, "big.log")) })
 	}
 }
 

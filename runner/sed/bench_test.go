@@ -2,14 +2,10 @@ package sed
 
 import (
 	"bytes"
-	"context"
-	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/wsfs/wsfs/runner/command/commandtest"
 )
@@ -33,56 +29,18 @@ func benchText() []byte {
 	return b.Bytes()
 }
 
-// benchVsGNU runs script over the 10 MB text with our sed and GNU sed in
-// turns and reports both times and their ratio.
+// benchVsGNU runs sed with args over the 10 MB text, ours and GNU's in
+// turns (commandtest.Versus).
 func benchVsGNU(b *testing.B, args ...string) {
 	sedPath := gnuSed(b)
-	text := benchText()
-	dir := b.TempDir()
-	file := filepath.Join(dir, "in.txt")
-	if err := os.WriteFile(file, text, 0o644); err != nil {
-		b.Fatal(err)
-	}
 	sb := commandtest.New(b)
-	// Check once that both give the same output.
-	var gnuOut bytes.Buffer
-	cmd := exec.Command(sedPath, append(append([]string{}, args...), file)...)
-	cmd.Env = []string{"LC_ALL=C.UTF-8"}
-	cmd.Stdout = &gnuOut
-	if err := cmd.Run(); err != nil {
+	if err := os.WriteFile(filepath.Join(sb.Workspace, "in.txt"), benchText(), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	var ourOut bytes.Buffer
-	env := sb.Env("/workspace", append([]string{"sed"}, args...), bytes.NewReader(text), &ourOut, io.Discard)
-	if code := Run(context.Background(), env); code != 0 || !bytes.Equal(ourOut.Bytes(), gnuOut.Bytes()) {
-		b.Fatalf("outputs differ (exit %d)", code)
-	}
-	b.SetBytes(int64(len(text)))
-	b.ResetTimer()
-	var ours, gnu time.Duration
-	for i := 0; i < b.N; i++ {
-		start := time.Now()
-		env := sb.Env("/workspace", append([]string{"sed"}, args...), bytes.NewReader(text), io.Discard, io.Discard)
-		if code := Run(context.Background(), env); code != 0 {
-			b.Fatalf("exit %d", code)
-		}
-		ours += time.Since(start)
-
-		start = time.Now()
-		cmd := exec.Command(sedPath, append(append([]string{}, args...), file)...)
-		cmd.Env = []string{"LC_ALL=C.UTF-8"}
-		if err := cmd.Run(); err != nil {
-			b.Fatal(err)
-		}
-		gnu += time.Since(start)
-	}
-	b.ReportMetric(float64(ours.Microseconds())/float64(b.N)/1000, "ours-ms/op")
-	b.ReportMetric(float64(gnu.Microseconds())/float64(b.N)/1000, "gnu-ms/op")
-	b.ReportMetric(float64(ours)/float64(gnu), "x-gnu")
+	sb.Versus(b, Run, sedPath, append(append([]string{"sed"}, args...), "in.txt"))
 }
 
-// BenchmarkSubstLiteral is the issue's target: s/foo/bar/g on 10 MB,
-// within 3× of GNU sed.
+// BenchmarkSubstLiteral is s/foo/bar/g on 10 MB, a `make bench` row.
 func BenchmarkSubstLiteral(b *testing.B) { benchVsGNU(b, "s/foo/bar/g") }
 
 // BenchmarkSubstRegex is a substitution through Go regexp.
