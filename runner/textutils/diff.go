@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wsfs/wsfs/internal/linediff"
 	"github.com/wsfs/wsfs/runner/command"
 	"github.com/wsfs/wsfs/runner/internal/getopt"
 )
@@ -35,11 +36,9 @@ type diffOpts struct {
 
 // diffText is one side of a comparison.
 type diffText struct {
+	*linediff.Text
 	name  string // as printed
-	lines [][]byte
-	noEOL bool // last line lacks its newline
 	mtime time.Time
-	data  []byte
 }
 
 var diffSpec = getopt.Spec{
@@ -161,8 +160,8 @@ func (r *run) isDir(name string) bool {
 	return err == nil && fi.IsDir()
 }
 
-func (r *run) loadDiffText(o *diffOpts, name string, missingOK bool) (*diffText, error) {
-	t := &diffText{name: name}
+func (r *run) loadDiffText(name string, missingOK bool) (*diffText, error) {
+	t := &diffText{Text: linediff.NewText(nil), name: name}
 	if name == "-" {
 		t.mtime = time.Now()
 	} else {
@@ -180,21 +179,20 @@ func (r *run) loadDiffText(o *diffOpts, name string, missingOK bool) (*diffText,
 	if err != nil {
 		return nil, err
 	}
-	t.data = data
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			t.lines = append(t.lines, data)
-			t.noEOL = true
-			break
-		}
-		t.lines = append(t.lines, data[:i])
-		data = data[i+1:]
-	}
+	t.Text = linediff.NewText(data)
 	return t, nil
 }
 
-func (o *diffOpts) key(line []byte) string {
+// key is what diff compares of a line under -i, -w, -b and
+// --strip-trailing-cr; nil when it compares bytes.
+func (o *diffOpts) key() func(line []byte) string {
+	if !o.ignoreCase && !o.ignoreAllWS && !o.ignoreWSAmt && !o.stripCR {
+		return nil
+	}
+	return o.lineKey
+}
+
+func (o *diffOpts) lineKey(line []byte) string {
 	if o.stripCR {
 		line = bytes.TrimSuffix(line, []byte("\r"))
 	}
@@ -224,60 +222,6 @@ func (o *diffOpts) key(line []byte) string {
 	return string(line)
 }
 
-// identicalEnds counts the lines of the common prefix and suffix that GNU
-// diff leaves out of the comparison (io.c find_identical_ends), keeping
-// horizon lines of each next to the changes.
-func identicalEnds(d0, d1 []byte, miss0, miss1 bool, horizon int) (int, int) {
-	n0, n1 := len(d0), len(d1)
-	p := 0
-	for p < n0 && p < n1 && d0[p] == d1[p] {
-		p++
-	}
-	if (n0-boolInt(miss0) < p) != (n1-boolInt(miss1) < p) {
-		p--
-	}
-	for i := horizon; p > 0; {
-		if d0[p-1] != '\n' {
-			p--
-			continue
-		}
-		if i > 0 {
-			i--
-			p--
-			continue
-		}
-		break
-	}
-	prefix := bytes.Count(d0[:p], []byte{'\n'})
-	if miss0 != miss1 {
-		return prefix, 0
-	}
-	q0, q1 := n0, n1
-	beg := p + max(n0-n1, 0)
-	for q0 != beg {
-		q0--
-		q1--
-		if d0[q0] != d1[q1] {
-			q0++
-			q1++
-			break
-		}
-	}
-	atStart := (q0 == 0 || d0[q0-1] == '\n') && (q1 == 0 || d1[q1-1] == '\n')
-	for i := horizon + boolInt(!atStart); i > 0 && q0 != n0; i-- {
-		for q0 < n0 && d0[q0] != '\n' {
-			q0++
-		}
-		q0++
-	}
-	q0 = min(q0, n0)
-	suffix := bytes.Count(d0[q0:], []byte{'\n'})
-	if miss0 && q0 < n0 {
-		suffix++
-	}
-	return prefix, suffix
-}
-
 func isBinary(data []byte) bool {
 	n := min(len(data), 32<<10)
 	return bytes.IndexByte(data[:n], 0) >= 0
@@ -286,73 +230,44 @@ func isBinary(data []byte) bool {
 // diffFiles compares two files and prints the result; inDir prints the
 // "diff -r a b" header line for directory walks.
 func (r *run) diffFiles(o *diffOpts, a, b string, inDir bool) int {
-	ta, err := r.loadDiffText(o, a, o.newFile)
+	ta, err := r.loadDiffText(a, o.newFile)
 	if err != nil {
 		r.env.Errorf("%s: %s", a, command.Strerror(err))
 		return 2
 	}
-	tb, err := r.loadDiffText(o, b, o.newFile)
+	tb, err := r.loadDiffText(b, o.newFile)
 	if err != nil {
 		r.env.Errorf("%s: %s", b, command.Strerror(err))
 		return 2
 	}
-	if bytes.Equal(ta.data, tb.data) {
+	if bytes.Equal(ta.Data, tb.Data) {
 		if o.reportSame {
 			fmt.Fprintf(r.out, "Files %s and %s are identical\n", a, b)
 		}
 		return 0
 	}
-	if !o.text && (isBinary(ta.data) || isBinary(tb.data)) {
+	if !o.text && (isBinary(ta.Data) || isBinary(tb.Data)) {
 		if inDir && !o.brief {
 			r.out.WriteString(o.commandLine(a, b))
 		}
 		fmt.Fprintf(r.out, "Binary files %s and %s differ\n", a, b)
 		return 1
 	}
-	classes := map[string]int{}
-	eq := func(t *diffText) []int {
-		out := make([]int, len(t.lines))
-		for i, l := range t.lines {
-			k := o.key(l)
-			if i == len(t.lines)-1 && t.noEOL {
-				k += "\x00noeol"
-			}
-			c, ok := classes[k]
-			if !ok {
-				c = len(classes) + 1
-				classes[k] = c
-			}
-			out[i] = c
-		}
-		return out
-	}
 	horizon := 0
 	if o.format != 'n' {
 		horizon = o.context
 	}
-	pre, suf := identicalEnds(ta.data, tb.data, ta.noEOL, tb.noEOL, horizon)
-	if o.ignoreCase || o.ignoreAllWS || o.ignoreWSAmt || o.stripCR {
-		// Lines that differ only in ignored ways are not byte-identical.
-		pre, suf = 0, 0
-	}
-	suf = min(suf, len(ta.lines)-pre, len(tb.lines)-pre)
-	mid0 := &diffText{lines: ta.lines[pre : len(ta.lines)-suf], noEOL: ta.noEOL && suf == 0}
-	mid1 := &diffText{lines: tb.lines[pre : len(tb.lines)-suf], noEOL: tb.noEOL && suf == 0}
-	e0, e1 := eq(mid0), eq(mid1)
-	changes := diffLines(e0, e1, len(classes), o.minimal, func() bool { return r.ctx.Err() != nil })
-	for i := range changes {
-		changes[i].line0 += pre
-		changes[i].line1 += pre
-	}
+	changes := linediff.Diff(ta.Text, tb.Text, linediff.Options{Horizon: horizon, Key: o.key(), Minimal: o.minimal,
+		Cancelled: func() bool { return r.ctx.Err() != nil }})
 	if o.ignoreBlank {
 		kept := changes[:0]
 		for _, c := range changes {
 			blank := true
-			for i := c.line0; i < c.line0+c.deleted && blank; i++ {
-				blank = len(bytes.TrimSpace(ta.lines[i])) == 0
+			for i := c.A; i < c.A+c.Del && blank; i++ {
+				blank = len(bytes.TrimSpace(ta.Lines[i])) == 0
 			}
-			for i := c.line1; i < c.line1+c.inserted && blank; i++ {
-				blank = len(bytes.TrimSpace(tb.lines[i])) == 0
+			for i := c.B; i < c.B+c.Ins && blank; i++ {
+				blank = len(bytes.TrimSpace(tb.Lines[i])) == 0
 			}
 			if !blank {
 				kept = append(kept, c)
@@ -394,12 +309,7 @@ func (o *diffOpts) commandLine(a, b string) string {
 }
 
 func (r *run) printLine(prefix string, t *diffText, i int) {
-	r.out.WriteString(prefix)
-	r.out.Write(t.lines[i])
-	r.out.WriteByte('\n')
-	if i == len(t.lines)-1 && t.noEOL {
-		r.out.WriteString("\\ No newline at end of file\n")
-	}
+	linediff.WriteLine(r.out, prefix, t.Text, i) // the sticky writer keeps the first error
 }
 
 func rangeNormal(a, b int) string {
@@ -410,14 +320,14 @@ func rangeNormal(a, b int) string {
 	return strconv.Itoa(tb)
 }
 
-func (r *run) normalHunk(ta, tb *diffText, c diffChange) {
-	first0, last0 := c.line0, c.line0+c.deleted-1
-	first1, last1 := c.line1, c.line1+c.inserted-1
+func (r *run) normalHunk(ta, tb *diffText, c linediff.Change) {
+	first0, last0 := c.A, c.A+c.Del-1
+	first1, last1 := c.B, c.B+c.Ins-1
 	letter := byte('c')
 	switch {
-	case c.inserted == 0:
+	case c.Ins == 0:
 		letter = 'd'
-	case c.deleted == 0:
+	case c.Del == 0:
 		letter = 'a'
 	}
 	fmt.Fprintf(r.out, "%s%c%s\n", rangeNormal(first0, last0), letter, rangeNormal(first1, last1))
@@ -440,80 +350,17 @@ func (o *diffOpts) header(t *diffText, idx int) string {
 	return t.name + "\t" + ts
 }
 
-func (r *run) contextOutput(o *diffOpts, ta, tb *diffText, changes []diffChange) {
+func (r *run) contextOutput(o *diffOpts, ta, tb *diffText, changes []linediff.Change) {
 	if o.format == 'u' {
-		fmt.Fprintf(r.out, "--- %s\n+++ %s\n", o.header(ta, 0), o.header(tb, 1))
-	} else {
-		fmt.Fprintf(r.out, "*** %s\n--- %s\n", o.header(ta, 0), o.header(tb, 1))
+		linediff.WriteUnified(r.out, o.header(ta, 0), o.header(tb, 1), ta.Text, tb.Text, changes, o.context)
+		return
 	}
-	thresh := 2*o.context + 1
-	for start := 0; start < len(changes); {
+	fmt.Fprintf(r.out, "*** %s\n--- %s\n", o.header(ta, 0), o.header(tb, 1))
+	for _, h := range linediff.Hunks(changes, ta.Text, tb.Text, o.context) {
 		if r.stopped() {
 			return
 		}
-		end := start
-		for end+1 < len(changes) {
-			top0 := changes[end].line0 + changes[end].deleted
-			if changes[end+1].line0-top0 >= thresh {
-				break
-			}
-			end++
-		}
-		hunk := changes[start : end+1]
-		first0, first1 := hunk[0].line0, hunk[0].line1
-		last := hunk[len(hunk)-1]
-		last0, last1 := last.line0+last.deleted-1, last.line1+last.inserted-1
-		first0, first1 = max(first0-o.context, 0), max(first1-o.context, 0)
-		if last0 < len(ta.lines)-o.context {
-			last0 += o.context
-		} else {
-			last0 = len(ta.lines) - 1
-		}
-		if last1 < len(tb.lines)-o.context {
-			last1 += o.context
-		} else {
-			last1 = len(tb.lines) - 1
-		}
-		if o.format == 'u' {
-			r.unifiedHunk(ta, tb, hunk, first0, last0, first1, last1)
-		} else {
-			r.contextHunk(ta, tb, hunk, first0, last0, first1, last1)
-		}
-		start = end + 1
-	}
-}
-
-func rangeUnified(a, b int) string {
-	ta, tb := a+1, b+1
-	switch {
-	case tb < ta:
-		return fmt.Sprintf("%d,0", tb)
-	case tb == ta:
-		return strconv.Itoa(ta)
-	}
-	return fmt.Sprintf("%d,%d", ta, tb-ta+1)
-}
-
-func (r *run) unifiedHunk(ta, tb *diffText, hunk []diffChange, first0, last0, first1, last1 int) {
-	fmt.Fprintf(r.out, "@@ -%s +%s @@\n", rangeUnified(first0, last0), rangeUnified(first1, last1))
-	i, j := first0, first1
-	k := 0
-	for i <= last0 || j <= last1 {
-		if k >= len(hunk) || i < hunk[k].line0 {
-			r.printLine(" ", ta, i)
-			i++
-			j++
-			continue
-		}
-		for n := 0; n < hunk[k].deleted; n++ {
-			r.printLine("-", ta, i)
-			i++
-		}
-		for n := 0; n < hunk[k].inserted; n++ {
-			r.printLine("+", tb, j)
-			j++
-		}
-		k++
+		r.contextHunk(ta, tb, h)
 	}
 }
 
@@ -525,24 +372,25 @@ func rangeContext(a, b int) string {
 	return fmt.Sprintf("%d,%d", ta, tb)
 }
 
-func (r *run) contextHunk(ta, tb *diffText, hunk []diffChange, first0, last0, first1, last1 int) {
+func (r *run) contextHunk(ta, tb *diffText, h linediff.Hunk) {
+	hunk, first0, last0, first1, last1 := h.Changes, h.A0, h.A1, h.B0, h.B1
 	r.out.WriteString("***************\n")
 	fmt.Fprintf(r.out, "*** %s ****\n", rangeContext(first0, last0))
 	anyDel, anyIns := false, false
 	for _, c := range hunk {
-		anyDel = anyDel || c.deleted > 0
-		anyIns = anyIns || c.inserted > 0
+		anyDel = anyDel || c.Del > 0
+		anyIns = anyIns || c.Ins > 0
 	}
 	if anyDel {
 		k := 0
 		for i := first0; i <= last0; i++ {
-			for k < len(hunk) && hunk[k].line0+hunk[k].deleted <= i {
+			for k < len(hunk) && hunk[k].A+hunk[k].Del <= i {
 				k++
 			}
 			prefix := "  "
-			if k < len(hunk) && hunk[k].line0 <= i {
+			if k < len(hunk) && hunk[k].A <= i {
 				prefix = "- "
-				if hunk[k].inserted > 0 {
+				if hunk[k].Ins > 0 {
 					prefix = "! "
 				}
 			}
@@ -553,13 +401,13 @@ func (r *run) contextHunk(ta, tb *diffText, hunk []diffChange, first0, last0, fi
 	if anyIns {
 		k := 0
 		for i := first1; i <= last1; i++ {
-			for k < len(hunk) && hunk[k].line1+hunk[k].inserted <= i {
+			for k < len(hunk) && hunk[k].B+hunk[k].Ins <= i {
 				k++
 			}
 			prefix := "  "
-			if k < len(hunk) && hunk[k].line1 <= i {
+			if k < len(hunk) && hunk[k].B <= i {
 				prefix = "+ "
-				if hunk[k].deleted > 0 {
+				if hunk[k].Del > 0 {
 					prefix = "! "
 				}
 			}

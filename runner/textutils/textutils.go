@@ -4,7 +4,9 @@
 // split. Each is a command.Func that reads and writes only through its Env,
 // so it stays inside the agent's view. Output follows GNU coreutils 9.1
 // (util-linux 2.38 for column and rev, diffutils 3.8 for diff, findutils
-// for xargs, binutils for strings) byte for byte for the flags agents use.
+// for xargs, binutils for strings) byte for byte for the flags agents use;
+// diff's matching and hunks are internal/linediff's, shared with `wsfs
+// diff`.
 //
 // The locale is C.UTF-8, the build machine's default: collation is code
 // point order, which for UTF-8 is byte order, so sort, uniq, comm and join

@@ -1,6 +1,6 @@
-package textutils
+package linediff
 
-// The line matching of diff: a port of GNU diffutils' analyze.c
+// The line matching: a port of GNU diffutils' analyze.c
 // (discard_confusing_lines, the O(ND) compareseq of diffseq.h with its
 // too-expensive cutoff, shift_boundaries and build_script), so that among
 // equally short edit scripts the same one is chosen and hunks come out
@@ -17,11 +17,6 @@ func (f *diffFile) setChanged(i int, v bool) {
 	f.changed[i+1] = v
 }
 
-type diffChange struct {
-	line0, line1      int // first affected line of each file (0-based)
-	deleted, inserted int
-}
-
 type diffCtx struct {
 	xv, yv       []int
 	fd, bd       []int // indexed by diagonal + offset
@@ -31,9 +26,9 @@ type diffCtx struct {
 	cancelled    func() bool
 }
 
-// diffLines computes the changes between two files given their lines'
-// equivalence classes.
-func diffLines(eq0, eq1 []int, classes int, minimal bool, cancelled func() bool) []diffChange {
+// compare computes the changes between two files given their lines'
+// equivalence classes (1 to classes); nil when cancelled says stop.
+func compare(eq0, eq1 []int, classes int, minimal bool, cancelled func() bool) []Change {
 	var files [2]diffFile
 	for f, eq := range [][]int{eq0, eq1} {
 		files[f].equivs = eq
@@ -413,8 +408,8 @@ func shiftBoundaries(files *[2]diffFile) {
 	}
 }
 
-func buildScript(files *[2]diffFile) []diffChange {
-	var rev []diffChange
+func buildScript(files *[2]diffFile) []Change {
+	var rev []Change
 	c0, c1 := files[0].changed, files[1].changed
 	i0, i1 := len(files[0].equivs), len(files[1].equivs)
 	for i0 >= 0 && i1 >= 0 {
@@ -426,12 +421,12 @@ func buildScript(files *[2]diffFile) []diffChange {
 			for c1[i1] {
 				i1--
 			}
-			rev = append(rev, diffChange{line0: i0, line1: i1, deleted: line0 - i0, inserted: line1 - i1})
+			rev = append(rev, Change{A: i0, B: i1, Del: line0 - i0, Ins: line1 - i1})
 		}
 		i0--
 		i1--
 	}
-	out := make([]diffChange, len(rev))
+	out := make([]Change, len(rev))
 	for k := range rev {
 		out[k] = rev[len(rev)-1-k]
 	}
