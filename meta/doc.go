@@ -72,6 +72,11 @@
 // four kinds of metadata objects, told apart by a first line:
 //
 //	"wsfs-tree1\n"  a directory (binary encoding, see encodeTree)
+//	"wsfs-tree2\n"  a directory with owners, link groups (hard links),
+//	                FIFOs, sockets, devices or extended attributes; a
+//	                directory that needs none of these is still written as
+//	                wsfs-tree1, so the trees stored before format 2 keep
+//	                their digests and nothing had to be rewritten
 //	"wsfs-rev1\n"   a revision manifest: the Revision as JSON, including
 //	                the digest of its parent's manifest, so manifests chain
 //	"wsfs-ws1\n"    a workspace's settings (name, id, quotas, retention,

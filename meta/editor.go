@@ -1,9 +1,11 @@
 package meta
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -304,12 +306,16 @@ func (ed *editor) apply(ctx context.Context, op *Op) error {
 		if !ok {
 			return ed.opError(op, fmt.Errorf("%w: no such file or directory", ErrNotFound))
 		}
+		before := d.entries[i].stats()
 		if op.Kind == OpChmod {
 			d.entries[i].Mode = op.Mode & validModeBits
 		} else {
 			d.entries[i].MTime = ed.mtime(op.MTime)
 		}
-		d.changed(Stats{})
+		// This name leaves its link group: the editor sees one name, and
+		// every name of a group must keep the same attributes.
+		d.entries[i].Link = 0
+		d.changed(d.entries[i].stats().sub(before))
 	case OpRename:
 		if err := ed.rename(ctx, op, p); err != nil {
 			return err
@@ -507,5 +513,8 @@ func (ed *editor) changes(ctx context.Context, baseRoot objects.Digest) ([]PathC
 
 func sameEntry(a, b Entry) bool {
 	return a.Kind == b.Kind && a.Mode == b.Mode && a.Size == b.Size && a.MTime.Equal(b.MTime) &&
-		a.Digest == b.Digest && a.Target == b.Target
+		a.Digest == b.Digest && a.Target == b.Target && a.Owned == b.Owned && a.UID == b.UID && a.GID == b.GID &&
+		a.Link == b.Link && a.Rdev == b.Rdev && slices.EqualFunc(a.Xattrs, b.Xattrs, func(x, y Xattr) bool {
+		return x.Name == y.Name && bytes.Equal(x.Value, y.Value)
+	})
 }

@@ -1,11 +1,15 @@
 package meta
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -121,6 +125,20 @@ func TestSchema2Fixture(t *testing.T) {
 	link, err := db.Lookup(ctx, Ref{Workspace: "old/fork", Rev: 1}, "latest")
 	if err != nil || link.Kind != KindSymlink || link.Target != "src/main.go" {
 		t.Fatalf("old/fork latest %+v %v", link, err)
+	}
+	// Nothing is rewritten: the old trees keep their format and digests.
+	raw, err := objects.Get(ctx, db.Store(), app.HeadRoot)
+	if err != nil || !bytes.HasPrefix(raw, []byte(magicTree)) {
+		t.Fatalf("old/app's root after the upgrade: %.11q, %v", raw, err)
+	}
+	if err := db.view(func(tx *bolt.Tx) error {
+		v, err := readSchema(tx)
+		if err == nil && v != SchemaVersion {
+			err = fmt.Errorf("schema %d after opening, want %d", v, SchemaVersion)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
 	}
 	rep, err := db.Fsck(ctx, FsckOptions{})
 	if err != nil {

@@ -138,6 +138,9 @@ func (db *DB) OpenFile(ctx context.Context, ref Ref, p string) (io.ReadCloser, E
 			}
 			return rc, e, nil
 		}
+		if e.Kind != KindSymlink {
+			return nil, Entry{}, fmt.Errorf("meta: %s: %s: %w: is a %s, not a regular file", where, cur, ErrInvalid, e.Kind)
+		}
 		if hops >= 40 {
 			return nil, Entry{}, fmt.Errorf("meta: %s: %s: %w: too many levels of symbolic links", where, p, ErrInvalid)
 		}

@@ -13,7 +13,9 @@ import (
 // starts with a magic line, so that Recover can tell them from file
 // contents by reading the first bytes of each blob:
 //
-//	"wsfs-tree1\n"  a directory (binary encoding, see Tree)
+//	"wsfs-tree1\n"  a directory (binary encoding, see encodeTree)
+//	"wsfs-tree2\n"  a directory with owners, link groups, special files or
+//	                extended attributes (format 2, see encodeTree)
 //	"wsfs-rev1\n"   a revision manifest (JSON of Revision)
 //	"wsfs-ws1\n"    a workspace settings record (JSON of settingsObject)
 //	"wsfs-del1\n"   a deletion tombstone (JSON of tombstoneObject)
@@ -24,6 +26,7 @@ import (
 // record.
 const (
 	magicTree      = "wsfs-tree1\n"
+	magicTree2     = "wsfs-tree2\n"
 	magicRevision  = "wsfs-rev1\n"
 	magicSettings  = "wsfs-ws1\n"
 	magicTombstone = "wsfs-del1\n"
@@ -45,7 +48,7 @@ const (
 
 func classify(head []byte) objectKind {
 	switch {
-	case bytes.HasPrefix(head, []byte(magicTree)):
+	case bytes.HasPrefix(head, []byte(magicTree)), bytes.HasPrefix(head, []byte(magicTree2)):
 		return objTree
 	case bytes.HasPrefix(head, []byte(magicRevision)):
 		return objRevision

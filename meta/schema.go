@@ -10,9 +10,9 @@ import (
 // SchemaVersion is the layout version of meta.db written by this wsfs.
 // Bump it, and add a migration from the previous version to migrations,
 // whenever the bucket layout or a record's encoding changes incompatibly.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
-// The bucket layout of meta.db (schema version 2). Every record is JSON.
+// The bucket layout of meta.db (schema version 3). Every record is JSON.
 //
 //	meta/                       schema version and database facts
 //	    "schema"     -> uint64, big-endian
@@ -49,6 +49,14 @@ var migrations = map[uint64]func(tx *bolt.Tx) error{
 		_, err := tx.CreateBucketIfNotExists(bucketOutputs)
 		return err
 	},
+	// Version 3 may name trees of format 2 (wsfs-tree2: owners, link
+	// groups, special files, extended attributes), which an older wsfs
+	// cannot read: the bump keeps it from opening this database. The
+	// trees already stored stay as they are (format 1 is still read, and
+	// still written for a directory that needs nothing newer), so nothing
+	// is rewritten: an entry of a format 1 tree has no recorded owner,
+	// which the mount shows as its own user's, as before.
+	2: func(tx *bolt.Tx) error { return nil },
 }
 
 func revKey(n RevNum) []byte {

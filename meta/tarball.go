@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/wsfs/wsfs/objects"
 )
 
@@ -242,7 +244,7 @@ func (db *DB) ExportTar(ctx context.Context, ref Ref, out io.Writer) error {
 		return err
 	}
 	tw := tar.NewWriter(out)
-	if err := db.exportDir(ctx, tw, r.Root, ""); err != nil {
+	if err := db.exportDir(ctx, tw, r.Root, "", map[uint64]string{}); err != nil {
 		return fmt.Errorf("meta: export %s@%d: %w", r.Workspace, r.N, err)
 	}
 	if err := tw.Close(); err != nil {
@@ -251,21 +253,44 @@ func (db *DB) ExportTar(ctx context.Context, ref Ref, out io.Writer) error {
 	return nil
 }
 
-func (db *DB) exportDir(ctx context.Context, tw *tar.Writer, d objects.Digest, prefix string) error {
+// exportDir writes the entries below tree d. Owners are written when
+// recorded, extended attributes as PAX SCHILY.xattr records, the second
+// and later names of a link group as hard links to the first, FIFOs and
+// devices as their tar types. A socket has no tar type: like GNU tar,
+// export leaves it out.
+func (db *DB) exportDir(ctx context.Context, tw *tar.Writer, d objects.Digest, prefix string, links map[uint64]string) error {
 	t, err := db.readTree(ctx, d)
 	if err != nil {
 		return err
 	}
 	for _, e := range t.Entries {
 		p := joinPath(prefix, e.Name)
-		h := &tar.Header{Name: p, Mode: int64(e.Mode), ModTime: e.MTime, Format: tar.FormatPAX}
+		h := &tar.Header{Name: p, Mode: int64(e.Mode.Perm()), ModTime: e.MTime, Format: tar.FormatPAX}
+		if e.Mode&fs.ModeSetuid != 0 {
+			h.Mode |= 0o4000
+		}
+		if e.Mode&fs.ModeSetgid != 0 {
+			h.Mode |= 0o2000
+		}
+		if e.Mode&fs.ModeSticky != 0 {
+			h.Mode |= 0o1000
+		}
+		if e.Owned {
+			h.Uid, h.Gid = int(e.UID), int(e.GID)
+		}
+		for _, x := range e.Xattrs {
+			if h.PAXRecords == nil {
+				h.PAXRecords = map[string]string{}
+			}
+			h.PAXRecords["SCHILY.xattr."+x.Name] = string(x.Value)
+		}
 		switch e.Kind {
 		case KindDir:
 			h.Typeflag, h.Name = tar.TypeDir, p+"/"
 			if err := tw.WriteHeader(h); err != nil {
 				return err
 			}
-			if err := db.exportDir(ctx, tw, e.Digest, p); err != nil {
+			if err := db.exportDir(ctx, tw, e.Digest, p, links); err != nil {
 				return err
 			}
 		case KindSymlink:
@@ -273,7 +298,23 @@ func (db *DB) exportDir(ctx context.Context, tw *tar.Writer, d objects.Digest, p
 			if err := tw.WriteHeader(h); err != nil {
 				return err
 			}
+		case KindFIFO, KindCharDev, KindBlockDev:
+			h.Typeflag = map[EntryKind]byte{KindFIFO: tar.TypeFifo, KindCharDev: tar.TypeChar, KindBlockDev: tar.TypeBlock}[e.Kind]
+			h.Devmajor, h.Devminor = int64(unix.Major(e.Rdev)), int64(unix.Minor(e.Rdev))
+			if err := tw.WriteHeader(h); err != nil {
+				return err
+			}
 		case KindFile:
+			if first, ok := links[e.Link]; ok && e.Link != 0 {
+				h.Typeflag, h.Linkname = tar.TypeLink, first
+				if err := tw.WriteHeader(h); err != nil {
+					return err
+				}
+				continue
+			}
+			if e.Link != 0 {
+				links[e.Link] = p
+			}
 			h.Typeflag, h.Size = tar.TypeReg, e.Size
 			if err := tw.WriteHeader(h); err != nil {
 				return err

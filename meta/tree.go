@@ -19,41 +19,44 @@ import (
 // EntryKind is the type of a directory entry.
 type EntryKind uint8
 
-// Entry kinds.
+// Entry kinds. FIFOs, sockets and devices are recorded as entries of their
+// kind with no content (a device keeps its number, Rdev).
 const (
-	KindFile    EntryKind = 1
-	KindDir     EntryKind = 2
-	KindSymlink EntryKind = 3
+	KindFile     EntryKind = 1
+	KindDir      EntryKind = 2
+	KindSymlink  EntryKind = 3
+	KindFIFO     EntryKind = 4
+	KindSocket   EntryKind = 5
+	KindCharDev  EntryKind = 6
+	KindBlockDev EntryKind = 7
 )
 
+var kindNames = map[EntryKind]string{KindFile: "file", KindDir: "dir", KindSymlink: "symlink",
+	KindFIFO: "fifo", KindSocket: "socket", KindCharDev: "chardev", KindBlockDev: "blockdev"}
+
 func (k EntryKind) String() string {
-	switch k {
-	case KindFile:
-		return "file"
-	case KindDir:
-		return "dir"
-	case KindSymlink:
-		return "symlink"
+	if s, ok := kindNames[k]; ok {
+		return s
 	}
 	return fmt.Sprintf("kind-%d", uint8(k))
 }
 
-// MarshalText implements encoding.TextMarshaler ("file", "dir", "symlink").
+// Special reports a FIFO, socket or device: an entry with no content.
+func (k EntryKind) Special() bool { return k >= KindFIFO && k <= KindBlockDev }
+
+// MarshalText implements encoding.TextMarshaler ("file", "dir", "symlink",
+// "fifo", "socket", "chardev", "blockdev").
 func (k EntryKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (k *EntryKind) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "file":
-		*k = KindFile
-	case "dir":
-		*k = KindDir
-	case "symlink":
-		*k = KindSymlink
-	default:
-		return fmt.Errorf("meta: unknown entry kind %q", b)
+	for kind, name := range kindNames {
+		if name == string(b) {
+			*k = kind
+			return nil
+		}
 	}
-	return nil
+	return fmt.Errorf("meta: unknown entry kind %q", b)
 }
 
 // Stats counts what a tree holds, recursively. The root directory itself is
@@ -62,18 +65,28 @@ type Stats struct {
 	Files    int64 `json:"files"`
 	Dirs     int64 `json:"dirs"`
 	Symlinks int64 `json:"symlinks"`
-	Bytes    int64 `json:"bytes"` // sum of file sizes
+	// Bytes is the sum of the file sizes and of the extended attributes'
+	// names and values. A file with several names (a link group) counts
+	// on each, like every entry.
+	Bytes int64 `json:"bytes"`
+	// Specials counts FIFOs, sockets and devices.
+	Specials int64 `json:"specials,omitempty"`
+	// Linked counts the names that belong to a link group: a directory
+	// whose Sub.Linked is zero holds no name of one, so a reader that
+	// must find every name of a group reads only the subtrees that do.
+	Linked int64 `json:"linked,omitempty"`
 }
 
-// Entries returns the number of entries (files, dirs, symlinks).
-func (s Stats) Entries() int64 { return s.Files + s.Dirs + s.Symlinks }
+// Entries returns the number of entries (files, dirs, symlinks, special
+// files).
+func (s Stats) Entries() int64 { return s.Files + s.Dirs + s.Symlinks + s.Specials }
 
 func (s Stats) add(o Stats) Stats {
-	return Stats{s.Files + o.Files, s.Dirs + o.Dirs, s.Symlinks + o.Symlinks, s.Bytes + o.Bytes}
+	return Stats{s.Files + o.Files, s.Dirs + o.Dirs, s.Symlinks + o.Symlinks, s.Bytes + o.Bytes, s.Specials + o.Specials, s.Linked + o.Linked}
 }
 
 func (s Stats) sub(o Stats) Stats {
-	return Stats{s.Files - o.Files, s.Dirs - o.Dirs, s.Symlinks - o.Symlinks, s.Bytes - o.Bytes}
+	return Stats{s.Files - o.Files, s.Dirs - o.Dirs, s.Symlinks - o.Symlinks, s.Bytes - o.Bytes, s.Specials - o.Specials, s.Linked - o.Linked}
 }
 
 // Entry is one name in a directory.
@@ -83,29 +96,78 @@ type Entry struct {
 	// Mode holds the permission bits only (fs.ModePerm | setuid/setgid/sticky).
 	Mode fs.FileMode `json:"mode"`
 	// Size is the file's length, the symlink target's length, or 0 for a
-	// directory (see Sub).
+	// directory (see Sub) and a special file.
 	Size  int64     `json:"size"`
 	MTime time.Time `json:"mtime"`
 	// Digest is the file's content blob or the directory's tree; zero for a
-	// symlink.
+	// symlink and a special file.
 	Digest objects.Digest `json:"digest"`
 	Target string         `json:"target,omitempty"` // symlink only
 	// Sub is what a directory holds, recursively (zero for others). It
 	// lets a commit keep workspace totals without walking subtrees.
 	Sub Stats `json:"sub"`
+	// Owned says UID and GID are recorded. Entries written before wsfs
+	// kept owners (tree format 1), and those made by layers that know no
+	// owner (put, import without owners), have none: the mount shows
+	// them as its own user's.
+	Owned bool   `json:"owned,omitempty"`
+	UID   uint32 `json:"uid,omitempty"`
+	GID   uint32 `json:"gid,omitempty"`
+	// Link, when not zero, makes this file one name of a link group (a
+	// file with several hard links): every name of the group in the
+	// workspace's tree carries the same Link and the same content, mode,
+	// owner and attributes. Numbers are unique within a tree.
+	Link uint64 `json:"link,omitempty"`
+	// Rdev is a device's number (KindCharDev, KindBlockDev), as
+	// unix.Mkdev makes it.
+	Rdev uint64 `json:"rdev,omitempty"`
+	// Xattrs are the extended attributes, sorted by name, unique.
+	Xattrs []Xattr `json:"xattrs,omitempty"`
+}
+
+// Xattr is one extended attribute.
+type Xattr struct {
+	Name  string `json:"name"`
+	Value []byte `json:"value"`
+}
+
+// Linux's limits on extended attributes (XATTR_NAME_MAX, XATTR_SIZE_MAX).
+const (
+	MaxXattrName  = 255
+	MaxXattrValue = 65536
+)
+
+// XattrBytes is what e's extended attributes count in the bytes quota:
+// their names and values.
+func (e *Entry) XattrBytes() int64 { return XattrBytes(e.Xattrs) }
+
+// XattrBytes is what a list of extended attributes counts in the bytes
+// quota: their names and values.
+func XattrBytes(xs []Xattr) int64 {
+	var n int64
+	for _, x := range xs {
+		n += int64(len(x.Name) + len(x.Value))
+	}
+	return n
 }
 
 // stats returns what the entry adds to its parent's totals.
 func (e *Entry) stats() Stats {
-	switch e.Kind {
-	case KindFile:
-		return Stats{Files: 1, Bytes: e.Size}
-	case KindSymlink:
-		return Stats{Symlinks: 1}
-	case KindDir:
-		return Stats{Dirs: 1}.add(e.Sub)
+	s := Stats{Bytes: e.XattrBytes()}
+	switch {
+	case e.Kind == KindFile:
+		s.Files, s.Bytes = 1, s.Bytes+e.Size
+		if e.Link != 0 {
+			s.Linked = 1
+		}
+	case e.Kind == KindSymlink:
+		s.Symlinks = 1
+	case e.Kind == KindDir:
+		s = s.add(Stats{Dirs: 1}).add(e.Sub)
+	case e.Kind.Special():
+		s.Specials = 1
 	}
-	return Stats{}
+	return s
 }
 
 // Tree is one directory: entries sorted by name (byte order), unique.
@@ -135,8 +197,24 @@ func (t *Tree) Stats() Stats {
 	return s
 }
 
+// clone copies t deeply enough that the copy's entries, and their
+// attribute lists, can be changed without changing t.
 func (t *Tree) clone() *Tree {
-	return &Tree{Entries: append([]Entry(nil), t.Entries...)}
+	c := &Tree{Entries: append([]Entry(nil), t.Entries...)}
+	for i := range c.Entries {
+		if xs := c.Entries[i].Xattrs; xs != nil {
+			c.Entries[i].Xattrs = cloneXattrs(xs)
+		}
+	}
+	return c
+}
+
+func cloneXattrs(xs []Xattr) []Xattr {
+	c := make([]Xattr, len(xs))
+	for i, x := range xs {
+		c[i] = Xattr{Name: x.Name, Value: append([]byte(nil), x.Value...)}
+	}
+	return c
 }
 
 // emptyTree is the encoding of a directory with no entries.
@@ -162,16 +240,31 @@ func validName(s string) error {
 
 // encodeTree returns the canonical encoding of t, whose entries must be
 // sorted and valid. The encoding is deterministic, so equal directories
-// have equal digests:
+// have equal digests. A directory that format 1 can hold (no owners, link
+// groups, special files or extended attributes in it, nor special files or
+// link groups below it) is written in format 1, so the trees written
+// before format 2 keep their digests:
 //
-//	"wsfs-tree1\n" uvarint(count) entry*
-//	entry   = uvarint(len) name  kind:byte  uvarint(mode)  varint(mtime unix ns)  body
+//	"wsfs-tree1\n" uvarint(count) entry1*
+//	entry1  = uvarint(len) name  kind:byte  uvarint(mode)  varint(mtime unix ns)  body
 //	file    : uvarint(size) digest[32]
 //	symlink : uvarint(len) target
 //	dir     : digest[32] uvarint(files) uvarint(dirs) uvarint(symlinks) uvarint(bytes)
+//
+//	"wsfs-tree2\n" uvarint(count) entry2*
+//	entry2  = uvarint(len) name  kind:byte  uvarint(mode)  varint(mtime unix ns)
+//	          uvarint(uid+1, 0 if not owned)  uvarint(gid+1, 0 if not owned)
+//	          uvarint(link)  uvarint(nxattrs) (uvarint(len) name uvarint(len) value)*  body2
+//	body2   = body, and for a dir also uvarint(specials) uvarint(linked);
+//	fifo, socket: nothing; chardev, blockdev: uvarint(rdev)
 func encodeTree(t *Tree) []byte {
+	v2 := needsFormat2(t)
 	b := make([]byte, 0, len(magicTree)+8+len(t.Entries)*64)
-	b = append(b, magicTree...)
+	if v2 {
+		b = append(b, magicTree2...)
+	} else {
+		b = append(b, magicTree...)
+	}
 	b = binary.AppendUvarint(b, uint64(len(t.Entries)))
 	for i := range t.Entries {
 		e := &t.Entries[i]
@@ -180,6 +273,22 @@ func encodeTree(t *Tree) []byte {
 		b = append(b, byte(e.Kind))
 		b = binary.AppendUvarint(b, uint64(e.Mode))
 		b = binary.AppendVarint(b, timeNanos(e.MTime))
+		if v2 {
+			var uid, gid uint64
+			if e.Owned {
+				uid, gid = uint64(e.UID)+1, uint64(e.GID)+1
+			}
+			b = binary.AppendUvarint(b, uid)
+			b = binary.AppendUvarint(b, gid)
+			b = binary.AppendUvarint(b, e.Link)
+			b = binary.AppendUvarint(b, uint64(len(e.Xattrs)))
+			for _, x := range e.Xattrs {
+				b = binary.AppendUvarint(b, uint64(len(x.Name)))
+				b = append(b, x.Name...)
+				b = binary.AppendUvarint(b, uint64(len(x.Value)))
+				b = append(b, x.Value...)
+			}
+		}
 		switch e.Kind {
 		case KindFile:
 			b = binary.AppendUvarint(b, uint64(e.Size))
@@ -193,9 +302,26 @@ func encodeTree(t *Tree) []byte {
 			b = binary.AppendUvarint(b, uint64(e.Sub.Dirs))
 			b = binary.AppendUvarint(b, uint64(e.Sub.Symlinks))
 			b = binary.AppendUvarint(b, uint64(e.Sub.Bytes))
+			if v2 {
+				b = binary.AppendUvarint(b, uint64(e.Sub.Specials))
+				b = binary.AppendUvarint(b, uint64(e.Sub.Linked))
+			}
+		case KindCharDev, KindBlockDev:
+			b = binary.AppendUvarint(b, e.Rdev)
 		}
 	}
 	return b
+}
+
+// needsFormat2 reports whether t holds anything format 1 cannot.
+func needsFormat2(t *Tree) bool {
+	for i := range t.Entries {
+		e := &t.Entries[i]
+		if e.Owned || e.Link != 0 || len(e.Xattrs) > 0 || e.Kind.Special() || e.Sub.Specials != 0 || e.Sub.Linked != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Entry times are stored as nanoseconds since the Unix epoch. The zero
@@ -220,10 +346,15 @@ func timeNanos(t time.Time) int64 {
 
 func nanosTime(n int64) time.Time { return time.Unix(0, n).UTC() }
 
-// decodeTree parses and validates an encoded tree.
+// decodeTree parses and validates an encoded tree, of either format.
 func decodeTree(b []byte) (*Tree, error) {
-	if !bytes.HasPrefix(b, []byte(magicTree)) {
-		return nil, errors.New("not a tree (no wsfs-tree1 header)")
+	var v2 bool
+	switch {
+	case bytes.HasPrefix(b, []byte(magicTree)):
+	case bytes.HasPrefix(b, []byte(magicTree2)):
+		v2 = true
+	default:
+		return nil, errors.New("not a tree (no wsfs-tree1 or wsfs-tree2 header)")
 	}
 	r := treeReader{b: b[len(magicTree):]}
 	n := r.uvarint()
@@ -237,6 +368,26 @@ func decodeTree(b []byte) (*Tree, error) {
 		e.Kind = EntryKind(r.byte())
 		e.Mode = fs.FileMode(r.uvarint())
 		e.MTime = nanosTime(r.varint())
+		if v2 {
+			uid, gid := r.uvarint(), r.uvarint()
+			if (uid == 0) != (gid == 0) || uid > math.MaxUint32+1 || gid > math.MaxUint32+1 {
+				if r.err == nil {
+					return nil, fmt.Errorf("entry %q has a bad owner", e.Name)
+				}
+			}
+			if uid != 0 {
+				e.Owned, e.UID, e.GID = true, uint32(uid-1), uint32(gid-1)
+			}
+			e.Link = r.uvarint()
+			nx := r.uvarint()
+			if r.err == nil && nx > uint64(len(r.b)) {
+				return nil, fmt.Errorf("entry %q claims %d attributes in %d bytes", e.Name, nx, len(r.b))
+			}
+			for j := uint64(0); j < nx && r.err == nil; j++ {
+				name := string(r.bytes(r.uvarint()))
+				e.Xattrs = append(e.Xattrs, Xattr{Name: name, Value: append([]byte{}, r.bytes(r.uvarint())...)})
+			}
+		}
 		switch e.Kind {
 		case KindFile:
 			e.Size = int64(r.uvarint())
@@ -250,6 +401,13 @@ func decodeTree(b []byte) (*Tree, error) {
 			e.Sub.Dirs = int64(r.uvarint())
 			e.Sub.Symlinks = int64(r.uvarint())
 			e.Sub.Bytes = int64(r.uvarint())
+			if v2 {
+				e.Sub.Specials = int64(r.uvarint())
+				e.Sub.Linked = int64(r.uvarint())
+			}
+		case KindFIFO, KindSocket:
+		case KindCharDev, KindBlockDev:
+			e.Rdev = r.uvarint()
 		default:
 			if r.err == nil {
 				return nil, fmt.Errorf("entry %q has unknown kind %d", e.Name, e.Kind)
@@ -258,14 +416,21 @@ func decodeTree(b []byte) (*Tree, error) {
 		if r.err != nil {
 			break
 		}
+		if !v2 && e.Kind.Special() {
+			return nil, fmt.Errorf("entry %q: a %s in a format 1 tree", e.Name, e.Kind)
+		}
 		if err := validName(e.Name); err != nil {
 			return nil, fmt.Errorf("entry %d: %w", i, err)
 		}
 		if len(t.Entries) > 0 && t.Entries[len(t.Entries)-1].Name >= e.Name {
 			return nil, fmt.Errorf("entries out of order at %q", e.Name)
 		}
-		if e.Mode&^validModeBits != 0 || e.Size < 0 || e.Sub.Bytes < 0 || e.Sub.Files < 0 || e.Sub.Dirs < 0 || e.Sub.Symlinks < 0 {
+		if e.Mode&^validModeBits != 0 || e.Size < 0 || e.Sub.Bytes < 0 || e.Sub.Files < 0 || e.Sub.Dirs < 0 || e.Sub.Symlinks < 0 ||
+			e.Sub.Specials < 0 || e.Sub.Linked < 0 || (e.Link != 0 && e.Kind != KindFile) {
 			return nil, fmt.Errorf("entry %q has out-of-range fields", e.Name)
+		}
+		if err := validXattrs(e.Xattrs); err != nil {
+			return nil, fmt.Errorf("entry %q: %w", e.Name, err)
 		}
 		t.Entries = append(t.Entries, e)
 	}
@@ -275,7 +440,28 @@ func decodeTree(b []byte) (*Tree, error) {
 	if len(r.b) != 0 {
 		return nil, fmt.Errorf("%d stray bytes after the last entry", len(r.b))
 	}
+	if v2 != needsFormat2(t) {
+		// One encoding per directory: a tree format 1 can hold is written
+		// in format 1.
+		return nil, errors.New("a format 2 tree that format 1 can hold")
+	}
 	return t, nil
+}
+
+// validXattrs checks a list of extended attributes: sorted, unique, within
+// Linux's limits, names with a namespace.
+func validXattrs(xs []Xattr) error {
+	for i, x := range xs {
+		switch {
+		case x.Name == "" || len(x.Name) > MaxXattrName || !strings.Contains(x.Name, ".") || strings.ContainsRune(x.Name, 0):
+			return fmt.Errorf("bad extended attribute name %.40q", x.Name)
+		case len(x.Value) > MaxXattrValue:
+			return fmt.Errorf("extended attribute %q holds %d bytes, the most is %d", x.Name, len(x.Value), MaxXattrValue)
+		case i > 0 && xs[i-1].Name >= x.Name:
+			return fmt.Errorf("extended attributes out of order at %q", x.Name)
+		}
+	}
+	return nil
 }
 
 const validModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
@@ -380,6 +566,19 @@ func (db *DB) WriteTree(ctx context.Context, t *Tree) (objects.Digest, error) {
 			return objects.Digest{}, fmt.Errorf("meta: write tree: %w: duplicate name %q", ErrInvalid, e.Name)
 		}
 		e.Mode &= validModeBits
+		sort.Slice(e.Xattrs, func(i, j int) bool { return e.Xattrs[i].Name < e.Xattrs[j].Name })
+		if err := validXattrs(e.Xattrs); err != nil {
+			return objects.Digest{}, fmt.Errorf("meta: write tree: %w: %q: %w", ErrInvalid, e.Name, err)
+		}
+		if e.Kind != KindFile {
+			e.Link = 0
+		}
+		if e.Kind != KindCharDev && e.Kind != KindBlockDev {
+			e.Rdev = 0
+		}
+		if !e.Owned {
+			e.UID, e.GID = 0, 0
+		}
 		switch e.Kind {
 		case KindFile:
 			e.Target, e.Sub = "", Stats{}
@@ -397,6 +596,8 @@ func (db *DB) WriteTree(ctx context.Context, t *Tree) (objects.Digest, error) {
 			if got := sub.Stats(); got != e.Sub {
 				return objects.Digest{}, fmt.Errorf("meta: write tree: %w: subdirectory %q says it holds %+v, its tree holds %+v", ErrInvalid, e.Name, e.Sub, got)
 			}
+		case KindFIFO, KindSocket, KindCharDev, KindBlockDev:
+			e.Digest, e.Sub, e.Size, e.Target = objects.Digest{}, Stats{}, 0, ""
 		default:
 			return objects.Digest{}, fmt.Errorf("meta: write tree: %w: %q has unknown kind %d", ErrInvalid, e.Name, e.Kind)
 		}

@@ -1,12 +1,16 @@
 package meta
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -139,5 +143,92 @@ func TestEntryTimesRoundTrip(t *testing.T) {
 		if !got.Equal(want) {
 			t.Errorf("%v came back as %v", tm, got)
 		}
+	}
+}
+
+// TestTreeFormat2 round-trips what format 2 adds, keeps format 1 for a
+// directory that needs nothing newer, and refuses the ways a format 2
+// tree can be malformed.
+func TestTreeFormat2(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t, nil)
+	mtime := time.Unix(1700000000, 5).UTC()
+	blob, err := objects.PutBytes(ctx, db.Store(), []byte("shared"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := &Tree{Entries: []Entry{
+		{Name: "fifo", Kind: KindFIFO, Mode: 0o640, MTime: mtime, Owned: true, UID: 1000, GID: 1000},
+		{Name: "link2", Kind: KindFile, Mode: 0o644, MTime: mtime, Digest: blob, Size: 6, Link: 7, Owned: true, UID: 0, GID: 0},
+	}}
+	subD, err := db.WriteTree(ctx, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := &Tree{Entries: []Entry{
+		{Name: "dev", Kind: KindCharDev, Mode: 0o600, MTime: mtime, Rdev: unix.Mkdev(1, 3), Owned: true},
+		DirEntry("d", 0o755|fs.ModeSetgid, mtime, subD, sub),
+		{Name: "link1", Kind: KindFile, Mode: 0o644, MTime: mtime, Digest: blob, Size: 6, Link: 7, Owned: true,
+			Xattrs: []Xattr{{Name: "user.b", Value: []byte("2")}, {Name: "user.a", Value: nil}}},
+		{Name: "sock", Kind: KindSocket, Mode: 0o755, MTime: mtime, Owned: true, UID: 4294967295, GID: 4294967294},
+	}}
+	topD, err := db.WriteTree(ctx, top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := objects.Get(ctx, db.Store(), topD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(raw, []byte(magicTree2)) {
+		t.Fatalf("a tree with owners is written as %q", raw[:11])
+	}
+	got, err := decodeTree(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Entries) != 4 {
+		t.Fatalf("entries %+v", got.Entries)
+	}
+	d, dev, l1, sock := got.Entries[0], got.Entries[1], got.Entries[2], got.Entries[3]
+	if dev.Kind != KindCharDev || dev.Rdev != unix.Mkdev(1, 3) || !dev.Owned || dev.UID != 0 {
+		t.Errorf("device %+v", dev)
+	}
+	if d.Sub != (Stats{Files: 1, Bytes: 6, Specials: 1, Linked: 1}) {
+		t.Errorf("directory totals %+v", d.Sub)
+	}
+	if l1.Link != 7 || len(l1.Xattrs) != 2 || l1.Xattrs[0].Name != "user.a" || string(l1.Xattrs[1].Value) != "2" {
+		t.Errorf("link1 %+v", l1)
+	}
+	if sock.Kind != KindSocket || sock.UID != 4294967295 || sock.GID != 4294967294 {
+		t.Errorf("socket %+v", sock)
+	}
+	if st := got.Stats(); st != (Stats{Files: 2, Dirs: 1, Bytes: 6 + 6 + int64(len("user.a")+len("user.b")+1), Specials: 3, Linked: 2}) {
+		t.Errorf("tree totals %+v", st)
+	}
+	// Format 1 for what it can hold: the empty tree and the trees written
+	// before format 2 keep their digests.
+	plain := &Tree{Entries: []Entry{FileEntry("f", 0o644, mtime, blob, 6)}}
+	if b := encodeTree(plain); !bytes.HasPrefix(b, []byte(magicTree)) {
+		t.Errorf("a plain tree is written as %q", b[:11])
+	}
+	if !bytes.HasPrefix(emptyTree, []byte(magicTree)) {
+		t.Errorf("the empty tree is not format 1")
+	}
+	for name, bad := range map[string]*Tree{
+		"link on a directory":     {Entries: []Entry{{Name: "x", Kind: KindDir, Digest: EmptyTreeDigest, Link: 1}}},
+		"xattr without namespace": {Entries: []Entry{{Name: "x", Kind: KindFIFO, Xattrs: []Xattr{{Name: "plain"}}}}},
+		"xattr value too long":    {Entries: []Entry{{Name: "x", Kind: KindFIFO, Xattrs: []Xattr{{Name: "user.v", Value: make([]byte, MaxXattrValue+1)}}}}},
+		"duplicate xattr":         {Entries: []Entry{{Name: "x", Kind: KindFIFO, Xattrs: []Xattr{{Name: "user.v"}, {Name: "user.v"}}}}},
+	} {
+		b := encodeTree(bad)
+		if _, err := decodeTree(b); err == nil {
+			t.Errorf("%s: decoded", name)
+		}
+	}
+	// A format 2 header on a tree format 1 holds is a second encoding.
+	b := append([]byte(magicTree2), encodeTree(plain)[len(magicTree):]...)
+	if _, err := decodeTree(b); err == nil {
+		t.Error("a format 2 tree that format 1 can hold decoded")
 	}
 }
