@@ -61,26 +61,69 @@
 // # Quotas
 //
 // Every path that adds entries or bytes checks the workspace's quotas
-// synchronously, before anything changes: create, mkdir, symlink, write,
-// truncate, fallocate, rename (path limits of everything moved) and
-// copy_file_range (the kernel falls back to writes). The root counts as an
-// entry. Errnos: entries and workspace bytes EDQUOT, bytes per file EFBIG,
+// synchronously, before anything changes: create, mkdir, symlink, mknod
+// (FIFOs, sockets, devices), link, write, truncate, fallocate, setxattr,
+// rename (path limits of everything moved) and copy_file_range (the kernel
+// falls back to writes). The root counts as an entry; every name counts as
+// one. Errnos: entries and workspace bytes EDQUOT, bytes per file EFBIG,
 // path components, path bytes, NAME_MAX (255) and symlink target length
 // ENAMETOOLONG. Every refusal is logged with limit, usage and path and kept
 // for Refusals, so the runner can print the server's words. statfs reports
 // the quota as size and free space, so df tells the truth.
 //
+// # What the mount keeps
+//
+// The mount is a POSIX file system; a revision keeps what it holds (tree
+// format 2, see meta), so restore, fork, export and .history/ show it too:
+//
+//   - Owners: uid and gid on every entry. A new entry takes the uid of the
+//     process that makes it (from the FUSE request) and its gid, or the
+//     directory's group when the directory has the setgid bit (a new
+//     directory inherits the bit). The kernel checks who may do what
+//     (default_permissions: modes, sticky directories, chown by root,
+//     chgrp by the owner to one of its groups, utimes, moving a directory
+//     to another parent) and clears SUID/SGID on chown and on a write or
+//     truncate by another user, sending it as a mode change the mount
+//     stores. Entries of trees written before owners were kept, and
+//     entries made by put or import, have no recorded owner: they show as
+//     the mount's user, as before (a chown records one).
+//   - Hard links within a workspace: link(2), st_nlink, one inode for
+//     every name (a write through one is seen through all), unlink and
+//     rename over names; a revision records the names as one link group.
+//     A link across workspaces is EXDEV. Each name counts as an entry and
+//     counts the file's bytes, as in the revision's totals.
+//   - FIFOs and unix sockets (mknod, mkfifo, bind): the kernel carries
+//     their data on the live mount; revisions record them as entries of
+//     their kind. mknod of a regular file makes an empty file. Device
+//     nodes (root only, as the kernel checks) are recorded with their
+//     number; the mount is nodev, so opening one is EACCES.
+//   - O_TMPFILE: a nameless file, counted in no quota until linkat(2)
+//     gives it a name; dropped at its last close otherwise.
+//   - Extended attributes: user.* (on files and directories, by their
+//     permissions) and trusted.* (root only) are kept with the entry,
+//     within Linux's limits (names of 255 bytes, values of 64 KiB), and
+//     their names and values count in the workspace's bytes quota (on
+//     every name of a linked file). security.* and system.* (POSIX ACLs)
+//     are not kept: getxattr finds none (ENODATA), setxattr is EOPNOTSUPP
+//     for root (other users get the kernel's EPERM first); cp -a, tar and
+//     rsync -X go on without them. The workspace's root has no entry in a
+//     tree: its owner, mode and attributes are not kept in revisions.
+//   - fsync and fdatasync of files and directories succeed: edits become
+//     durable when they are committed as a revision (after the quiet
+//     period, at a run's end, at unmount), not earlier.
+//   - Times: mtime is kept in revisions; ctime changes with every change
+//     of the inode (write, truncate, chmod, chown, utimes including an
+//     atime-only touch, link, unlink, rename, xattrs) and atime is set by
+//     utimes; both start as mtime when a tree is loaded.
+//
 // # What is not supported, and the errno
 //
-//   - Hard links: EPERM (a tree has one name per file; git and tar fall back).
-//   - Extended attributes: getxattr ENODATA, setxattr ENOTSUP.
-//   - Device files, FIFOs, sockets (mknod): EPERM.
 //   - fallocate other than mode 0 and FALLOC_FL_KEEP_SIZE: EOPNOTSUPP.
-//   - O_TMPFILE: EOPNOTSUPP (go-fuse's default).
 //   - SEEK_DATA/SEEK_HOLE: the kernel's generic answer (the whole file is data).
 //   - Byte-range locks: the kernel's local locks; FUSE locking is not implemented.
-//   - Ownership: every file belongs to the mount's user; chown is accepted
-//     and changes nothing, so tar and cp -p as root do not fail.
+//   - Opening a FIFO, socket or device through the file system's open: ENXIO
+//     (the kernel handles FIFOs and sockets itself; devices are EACCES on a
+//     nodev mount before the mount is asked).
 //
 // # Locks
 //

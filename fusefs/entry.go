@@ -26,6 +26,17 @@ type entry struct {
 	atime  time.Time
 	parent *entry // nil for the root and for unlinked entries
 	name   string
+	// extra are a file's other names (hard links), beyond parent/name;
+	// link is its link group's number in the trees (0: one name).
+	extra []dentry
+	link  uint64
+
+	// Owner: uid and gid when owned; else the entry has no recorded
+	// owner (written before owners were kept) and shows as the mount's.
+	owned    bool
+	uid, gid uint32
+	rdev     uint32       // devices
+	xattrs   []meta.Xattr // sorted by name
 
 	// dirty says the entry changed since the last commit: for a
 	// directory, that its tree must be written again (a change in it or
@@ -93,13 +104,84 @@ func (e *entry) childPath(name string) string {
 	return name
 }
 
-// markDirty marks e and every directory above it as changed.
-func (e *entry) markDirty() {
-	for p := e; p != nil; p = p.parent {
-		p.dirty = true
-		p.ver++
+// dentry is one name of an entry: its directory and the name in it.
+type dentry struct {
+	parent *entry
+	name   string
+}
+
+// names returns every name of e (none once it is unlinked).
+func (e *entry) names() []dentry {
+	if e.parent == nil {
+		return nil
+	}
+	return append([]dentry{{e.parent, e.name}}, e.extra...)
+}
+
+// nlink is st_nlink of a file: its number of names.
+func (e *entry) nlink() uint32 {
+	if e.parent == nil {
+		return 0
+	}
+	return 1 + uint32(len(e.extra))
+}
+
+// perName is how many times e's bytes count in the workspace's total: a
+// file counts on each of its names, as in the trees (meta.Stats).
+// A file with no name left (unlinked while open, O_TMPFILE) counts for
+// nothing: it is in no tree.
+func (e *entry) perName() int64 { return int64(e.nlink()) }
+
+// rename moves e's name (from, fromName) to (to, toName).
+func (e *entry) rename(from *entry, fromName string, to *entry, toName string) {
+	if e.parent == from && e.name == fromName {
+		e.parent, e.name = to, toName
+		return
+	}
+	for i, l := range e.extra {
+		if l.parent == from && l.name == fromName {
+			e.extra[i] = dentry{to, toName}
+			return
+		}
 	}
 }
+
+// dropName removes e's name (d, name); with the last one, e is unlinked.
+func (e *entry) dropName(d *entry, name string) {
+	switch {
+	case e.parent == d && e.name == name && len(e.extra) > 0:
+		e.parent, e.name = e.extra[0].parent, e.extra[0].name
+		e.extra = e.extra[1:]
+	case e.parent == d && e.name == name:
+		e.parent = nil
+	default:
+		for i, l := range e.extra {
+			if l.parent == d && l.name == name {
+				e.extra = append(e.extra[:i:i], e.extra[i+1:]...)
+				break
+			}
+		}
+	}
+	if len(e.extra) == 0 {
+		e.extra = nil
+	}
+}
+
+// markDirty marks e and every directory above each of its names as
+// changed.
+func (e *entry) markDirty() {
+	e.dirty = true
+	e.ver++
+	for _, l := range e.names() {
+		for p := l.parent; p != nil; p = p.parent {
+			p.dirty = true
+			p.ver++
+		}
+	}
+}
+
+// xattrBytes is what e's extended attributes count in the bytes quota.
+func (e *entry) xattrBytes() int64 { return meta.XattrBytes(e.xattrs) }
 
 // spoolPin is a spool a commit is uploading. Once a write moves the file
 // to a new spool, old holds the pinned spool's descriptor (reads that
@@ -123,6 +205,14 @@ func (e *entry) fileMode() uint32 {
 		return syscall.S_IFDIR | e.mode
 	case meta.KindSymlink:
 		return syscall.S_IFLNK | 0o777
+	case meta.KindFIFO:
+		return syscall.S_IFIFO | e.mode
+	case meta.KindSocket:
+		return syscall.S_IFSOCK | e.mode
+	case meta.KindCharDev:
+		return syscall.S_IFCHR | e.mode
+	case meta.KindBlockDev:
+		return syscall.S_IFBLK | e.mode
 	}
 	return syscall.S_IFREG | e.mode
 }

@@ -283,7 +283,9 @@ func (m *merger) dir(d *entry, to objects.Digest, sub meta.Stats) {
 			m.add(d, n)
 		case !hasNew:
 			m.remove(d, c)
-		case c.kind != n.Kind:
+		case c.kind != n.Kind || c.nlink() > 1 || c.link != 0 || n.Link != 0:
+			// A name of a link group, before or after: it becomes a
+			// name of the group the commit says (a new inode).
 			m.remove(d, c)
 			m.add(d, n)
 		default:
@@ -304,6 +306,9 @@ func (m *merger) dir(d *entry, to objects.Digest, sub meta.Stats) {
 func (m *merger) update(c *entry, te meta.Entry) {
 	c.mode = uint32(te.Mode.Perm()) | modeExtra(te.Mode)
 	c.mtime, c.ctime = te.MTime, te.MTime
+	c.owned, c.uid, c.gid, c.rdev = te.Owned, te.UID, te.GID, uint32(te.Rdev)
+	m.ws.bytes += meta.XattrBytes(te.Xattrs) - c.xattrBytes()
+	c.xattrs = te.Xattrs
 	switch c.kind {
 	case meta.KindFile:
 		m.ws.bytes += te.Size - c.size
@@ -333,45 +338,49 @@ func (m *merger) add(d *entry, te meta.Entry) {
 
 // remove unlinks c, unchanged since the mount's last commit, from d.
 func (m *merger) remove(d *entry, c *entry) {
-	delete(d.children, c.name)
+	name := c.name
+	for _, l := range c.names() {
+		if l.parent == d && d.children[l.name] == c {
+			name = l.name
+		}
+	}
+	delete(d.children, name)
 	if c.isDir() {
 		d.subdirs--
 	}
 	n, b := liveCount(c)
 	m.ws.entries -= n
 	m.ws.bytes -= b
-	detach(c)
-	c.parent = nil
+	c.dropName(d, name)
+	if c.nlink() <= 1 && c.link != 0 {
+		delete(m.ws.groups, c.link)
+		c.link = 0
+	}
+	if c.parent == nil {
+		detach(c)
+	}
 }
 
 // treeCount is what a committed entry adds to the workspace's totals.
 func treeCount(te meta.Entry) (entries, bytes int64) {
-	switch te.Kind {
-	case meta.KindDir:
-		return 1 + te.Sub.Entries(), te.Sub.Bytes
-	case meta.KindFile:
-		return 1, te.Size
-	}
-	return 1, 0
+	st := te.Stats()
+	return st.Entries(), st.Bytes
 }
 
-// liveCount is what an entry unchanged since the last commit adds to the
-// workspace's totals.
+// liveCount is what one name of an entry unchanged since the last commit
+// adds to the workspace's totals.
 func liveCount(c *entry) (entries, bytes int64) {
 	switch c.kind {
 	case meta.KindDir:
-		return 1 + c.sub.Entries(), c.sub.Bytes
+		return 1 + c.sub.Entries(), c.sub.Bytes + c.xattrBytes()
 	case meta.KindFile:
-		return 1, c.size
+		return 1, c.size + c.xattrBytes()
 	}
-	return 1, 0
+	return 1, c.xattrBytes()
 }
 
 // sameEntry reports two committed entries as equal.
-func sameEntry(a, b meta.Entry) bool {
-	return a.Kind == b.Kind && a.Mode == b.Mode && a.Size == b.Size && a.MTime.Equal(b.MTime) &&
-		a.Digest == b.Digest && a.Target == b.Target
-}
+func sameEntry(a, b meta.Entry) bool { return meta.SameEntry(a, b) }
 
 // owned reports whether e holds something of the mount's own: a change
 // since its last commit, or a file open for writing (whose next write

@@ -63,9 +63,10 @@ type FS struct {
 
 	mu         sync.Mutex
 	workspaces map[string]*workspace
-	tenants    map[string]bool // tenants made by mkdir that have no workspace yet
-	holds      map[string]int  // workspaces whose autocommit is paused
-	creating   map[string]bool // workspaces a mkdir on the mount is creating
+	tenants    map[string]bool                      // tenants made by mkdir that have no workspace yet
+	holds      map[string]int                       // workspaces whose autocommit is paused
+	creating   map[string]bool                      // workspaces a mkdir on the mount is creating
+	histLinks  map[objects.Digest]map[uint64]uint32 // link group sizes of recently seen revisions (linkCounts)
 
 	unsubscribe func() // from meta's events (follow.go)
 
@@ -119,7 +120,8 @@ func Mount(ctx context.Context, dir string, opts Options) (*FS, error) {
 	f := &FS{db: opts.DB, store: opts.DB.Store(), opts: opts, log: log, spoolDir: opts.SpoolDir, dir: abs,
 		uid: uint32(os.Getuid()), gid: uint32(os.Getgid()),
 		workspaces: map[string]*workspace{}, tenants: map[string]bool{}, holds: map[string]int{}, creating: map[string]bool{},
-		stop: make(chan struct{}), stopped: make(chan struct{})}
+		histLinks: map[objects.Digest]map[uint64]uint32{},
+		stop:      make(chan struct{}), stopped: make(chan struct{})}
 	f.ino.Store(firstDynamicIno)
 	if f.blobs, err = newBlobCache(f.store, filepath.Join(opts.SpoolDir, "blobs"), cmp.Or(opts.BlobCacheBytes, DefaultBlobCacheBytes)); err != nil {
 		return nil, err

@@ -19,7 +19,13 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if op := os.Getenv(asUserEnv); op != "" {
+		os.Exit(runAsUserOp(op))
+	}
 	code := m.Run()
+	if helperPath != "" {
+		os.RemoveAll(filepath.Dir(helperPath))
+	}
 	if left := leftoverMounts(); len(left) > 0 {
 		fmt.Fprintf(os.Stderr, "fusefs tests left FUSE mounts behind: %v\n", left)
 		for _, d := range left {
@@ -79,8 +85,18 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 // (nil: as it is).
 func newEnvStore(t testing.TB, wrap func(objects.Store) objects.Store, opts ...envOption) *env {
 	t.Helper()
+	return newEnvAt(t, t.TempDir(), wrap, opts...)
+}
+
+// openHome mounts an existing home (meta.db and objects/).
+func openHome(t testing.TB, home string, opts ...envOption) *env {
+	t.Helper()
+	return newEnvAt(t, home, nil, opts...)
+}
+
+func newEnvAt(t testing.TB, home string, wrap func(objects.Store) objects.Store, opts ...envOption) *env {
+	t.Helper()
 	requireFUSE(t)
-	home := t.TempDir()
 	var st objects.Store
 	st, err := objects.OpenDir(filepath.Join(home, "objects"))
 	if err != nil {

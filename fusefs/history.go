@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/wsfs/wsfs/meta"
+	"github.com/wsfs/wsfs/objects"
 )
 
 // The read-only history: .history/<tenant>/<name>/<rev>/… Every level is a
@@ -32,23 +34,29 @@ type histNode struct {
 	tenant string
 	ws     string
 	entry  meta.Entry // histTree: the entry (the root's Digest is the revision's tree)
+	root   objects.Digest
+	nlink  uint32 // histTree files: the names of its link group in the revision
 }
 
 var (
-	_ gofs.NodeLookuper   = (*histNode)(nil)
-	_ gofs.NodeReaddirer  = (*histNode)(nil)
-	_ gofs.NodeGetattrer  = (*histNode)(nil)
-	_ gofs.NodeOpener     = (*histNode)(nil)
-	_ gofs.NodeReadlinker = (*histNode)(nil)
-	_ gofs.NodeSetattrer  = (*histNode)(nil)
-	_ gofs.NodeCreater    = (*histNode)(nil)
-	_ gofs.NodeMkdirer    = (*histNode)(nil)
-	_ gofs.NodeUnlinker   = (*histNode)(nil)
-	_ gofs.NodeRmdirer    = (*histNode)(nil)
-	_ gofs.NodeRenamer    = (*histNode)(nil)
-	_ gofs.NodeSymlinker  = (*histNode)(nil)
-	_ gofs.NodeLinker     = (*histNode)(nil)
-	_ gofs.NodeMknoder    = (*histNode)(nil)
+	_ gofs.NodeLookuper      = (*histNode)(nil)
+	_ gofs.NodeReaddirer     = (*histNode)(nil)
+	_ gofs.NodeGetattrer     = (*histNode)(nil)
+	_ gofs.NodeOpener        = (*histNode)(nil)
+	_ gofs.NodeReadlinker    = (*histNode)(nil)
+	_ gofs.NodeSetattrer     = (*histNode)(nil)
+	_ gofs.NodeCreater       = (*histNode)(nil)
+	_ gofs.NodeMkdirer       = (*histNode)(nil)
+	_ gofs.NodeUnlinker      = (*histNode)(nil)
+	_ gofs.NodeRmdirer       = (*histNode)(nil)
+	_ gofs.NodeRenamer       = (*histNode)(nil)
+	_ gofs.NodeSymlinker     = (*histNode)(nil)
+	_ gofs.NodeLinker        = (*histNode)(nil)
+	_ gofs.NodeMknoder       = (*histNode)(nil)
+	_ gofs.NodeGetxattrer    = (*histNode)(nil)
+	_ gofs.NodeListxattrer   = (*histNode)(nil)
+	_ gofs.NodeSetxattrer    = (*histNode)(nil)
+	_ gofs.NodeRemovexattrer = (*histNode)(nil)
 )
 
 func (n *histNode) isDir() bool { return n.level < histTree || n.entry.Kind == meta.KindDir }
@@ -63,21 +71,88 @@ func (n *histNode) fill(out *fuse.Attr, ino uint64) {
 		return
 	}
 	e := n.entry
-	out.Nlink = 1
+	if e.Owned {
+		out.Uid, out.Gid = e.UID, e.GID
+	}
+	out.Nlink = max(n.nlink, 1)
+	perm := uint32(e.Mode.Perm()) | modeExtra(e.Mode)
 	switch e.Kind {
 	case meta.KindDir:
-		out.Mode = syscall.S_IFDIR | uint32(e.Mode.Perm()) | modeExtra(e.Mode)
+		out.Mode = syscall.S_IFDIR | perm
 		out.Nlink = 2
 		out.Size = 4096
 	case meta.KindSymlink:
 		out.Mode = syscall.S_IFLNK | 0o777
 		out.Size = uint64(len(e.Target))
+	case meta.KindFIFO, meta.KindSocket, meta.KindCharDev, meta.KindBlockDev:
+		out.Mode = kindType(e.Kind) | perm
+		out.Rdev = uint32(e.Rdev)
 	default:
-		out.Mode = syscall.S_IFREG | uint32(e.Mode.Perm()) | modeExtra(e.Mode)
+		out.Mode = syscall.S_IFREG | perm
 		out.Size = uint64(e.Size)
 		out.Blocks = (uint64(e.Size) + 511) / 512
 	}
 	out.SetTimes(&e.MTime, &e.MTime, &e.MTime)
+}
+
+// kindType is the S_IFMT type of an entry kind.
+func kindType(k meta.EntryKind) uint32 {
+	switch k {
+	case meta.KindDir:
+		return syscall.S_IFDIR
+	case meta.KindSymlink:
+		return syscall.S_IFLNK
+	case meta.KindFIFO:
+		return syscall.S_IFIFO
+	case meta.KindSocket:
+		return syscall.S_IFSOCK
+	case meta.KindCharDev:
+		return syscall.S_IFCHR
+	case meta.KindBlockDev:
+		return syscall.S_IFBLK
+	}
+	return syscall.S_IFREG
+}
+
+// linkCounts returns how many names each link group has in the revision
+// whose tree is root, reading only the subtrees that hold such names.
+// Revisions never change, so the answer is kept (for the last few).
+func (f *FS) linkCounts(ctx context.Context, root objects.Digest) (map[uint64]uint32, error) {
+	f.mu.Lock()
+	counts, ok := f.histLinks[root]
+	f.mu.Unlock()
+	if ok {
+		return counts, nil
+	}
+	counts = map[uint64]uint32{}
+	var walk func(d objects.Digest) error
+	walk = func(d objects.Digest) error {
+		t, err := f.db.ReadTree(ctx, d)
+		if err != nil {
+			return err
+		}
+		for _, e := range t.Entries {
+			switch {
+			case e.Link != 0:
+				counts[e.Link]++
+			case e.Kind == meta.KindDir && e.Sub.Linked > 0:
+				if err := walk(e.Digest); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(root); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	if len(f.histLinks) >= 64 {
+		clear(f.histLinks)
+	}
+	f.histLinks[root] = counts
+	f.mu.Unlock()
+	return counts, nil
 }
 
 func (n *histNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
@@ -86,7 +161,7 @@ func (n *histNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.At
 }
 
 func (n *histNode) childNode(level histLevel, tenant, ws string, e meta.Entry) *histNode {
-	return &histNode{fsys: n.fsys, level: level, tenant: tenant, ws: ws, entry: e}
+	return &histNode{fsys: n.fsys, level: level, tenant: tenant, ws: ws, entry: e, root: n.root}
 }
 
 func (n *histNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
@@ -119,6 +194,7 @@ func (n *histNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 		}
 		root := meta.Entry{Name: name, Kind: meta.KindDir, Mode: 0o555, MTime: rev.Time, Digest: rev.Root}
 		c, key = n.childNode(histTree, n.tenant, n.ws, root), "h/"+n.ws+"@"+name
+		c.root = rev.Root
 	default:
 		if n.entry.Kind != meta.KindDir {
 			return nil, syscall.ENOTDIR
@@ -134,8 +210,17 @@ func (n *histNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 		}
 		c = n.childNode(histTree, n.tenant, n.ws, e)
 		// Content-addressed: the same entry in two revisions is the same
-		// inode, so the kernel's page cache is shared between them.
-		key = "h:" + string(rune(e.Kind)) + e.Digest.String() + e.Target + e.Mode.String() + e.MTime.String()
+		// inode, so the kernel's page cache is shared between them. The
+		// names of a link group are one inode within their revision.
+		key = fmt.Sprintf("h:%d/%s/%s/%s/%s/%t/%d/%d/%d/%x", e.Kind, e.Digest, e.Target, e.Mode, e.MTime, e.Owned, e.UID, e.GID, e.Rdev, meta.XattrKey(e.Xattrs))
+		if e.Link != 0 {
+			counts, err := n.fsys.linkCounts(ctx, n.root)
+			if err != nil {
+				return nil, MapErrno(err)
+			}
+			c.nlink = counts[e.Link]
+			key += fmt.Sprintf("/%s/%d", n.root, e.Link)
+		}
 	}
 	ino := n.fsys.stableIno(key)
 	c.fill(&out.Attr, ino)
@@ -182,14 +267,7 @@ func (n *histNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) 
 			return nil, MapErrno(err)
 		}
 		for _, e := range t.Entries {
-			mode := uint32(syscall.S_IFREG)
-			switch e.Kind {
-			case meta.KindDir:
-				mode = syscall.S_IFDIR
-			case meta.KindSymlink:
-				mode = syscall.S_IFLNK
-			}
-			ents = append(ents, fuse.DirEntry{Name: e.Name, Mode: mode})
+			ents = append(ents, fuse.DirEntry{Name: e.Name, Mode: kindType(e.Kind)})
 		}
 	}
 	return gofs.NewListDirStream(ents), 0
@@ -267,4 +345,33 @@ func (h *histFile) Release(ctx context.Context) syscall.Errno {
 		h.f.Close()
 	}
 	return 0
+}
+
+// Extended attributes of a revision's entries read as they were kept.
+func (n *histNode) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
+	i, ok := findXattr(n.entry.Xattrs, attr)
+	if !ok || n.level != histTree {
+		return 0, syscall.ENODATA
+	}
+	v := n.entry.Xattrs[i].Value
+	if len(dest) < len(v) {
+		return uint32(len(v)), syscall.ERANGE
+	}
+	return uint32(copy(dest, v)), 0
+}
+
+func (n *histNode) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) {
+	uid := n.fsys.uid
+	if c, ok := fuse.FromContext(ctx); ok {
+		uid = c.Uid
+	}
+	return listXattrs(n.entry.Xattrs, uid, dest)
+}
+
+func (n *histNode) Setxattr(ctx context.Context, attr string, data []byte, flags uint32) syscall.Errno {
+	return syscall.EROFS
+}
+
+func (n *histNode) Removexattr(ctx context.Context, attr string) syscall.Errno {
+	return syscall.EROFS
 }

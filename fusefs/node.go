@@ -1,9 +1,12 @@
 package fusefs
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -45,6 +48,8 @@ var (
 	_ gofs.NodeListxattrer   = (*wsNode)(nil)
 	_ gofs.NodeRemovexattrer = (*wsNode)(nil)
 	_ gofs.NodeMknoder       = (*wsNode)(nil)
+	_ gofs.NodeFsyncer       = (*wsNode)(nil)
+	_ gofs.NodeTmpfiler      = (*wsNode)(nil)
 )
 
 // fillAttr fills stat data for e. The caller holds ws.mu.
@@ -55,16 +60,28 @@ func (ws *workspace) fillAttr(e *entry, out *fuse.Attr) {
 	out.Blocks = (uint64(e.size) + 511) / 512
 	out.Blksize = 4096
 	out.Uid, out.Gid = ws.fsys.uid, ws.fsys.gid
-	out.Nlink = 1
-	if e.unlinked {
-		out.Nlink = 0
+	if e.owned {
+		out.Uid, out.Gid = e.uid, e.gid
 	}
-	if e.isDir() {
+	out.Nlink = e.nlink()
+	switch {
+	case e.isDir():
 		out.Nlink = 2 + e.subdirs
 		out.Size = 4096
 		out.Blocks = 8
+	case e.kind == meta.KindCharDev || e.kind == meta.KindBlockDev:
+		out.Rdev = e.rdev
 	}
 	out.SetTimes(&e.atime, &e.mtime, &e.ctime)
+}
+
+// caller returns the uid and gid of the process making a FUSE request
+// (the mount's own when the request carries none).
+func (ws *workspace) caller(ctx context.Context) (uid, gid uint32) {
+	if c, ok := fuse.FromContext(ctx); ok {
+		return c.Uid, c.Gid
+	}
+	return ws.fsys.uid, ws.fsys.gid
 }
 
 func (n *wsNode) child(c *entry) *wsNode { return &wsNode{ws: n.ws, e: c} }
@@ -97,21 +114,40 @@ func (n *wsNode) Setattr(ctx context.Context, fh gofs.FileHandle, in *fuse.SetAt
 			return errno
 		}
 	}
+	// The kernel has checked who may make these changes
+	// (default_permissions: chown by root, chgrp by the owner to one of
+	// its groups, chmod by the owner), and sends the clearing of SUID
+	// and SGID that a chown or a write by another user implies as a mode
+	// change of its own.
+	uid, uidOK := in.GetUID()
+	gid, gidOK := in.GetGID()
+	if uidOK || gidOK {
+		if !e.owned {
+			e.owned, e.uid, e.gid = true, ws.fsys.uid, ws.fsys.gid
+		}
+		if uidOK {
+			e.uid = uid
+		}
+		if gidOK {
+			e.gid = gid
+		}
+		e.ctime = now
+		ws.touched(e)
+	}
 	if mode, ok := in.GetMode(); ok {
 		e.mode = mode & 0o7777
 		e.ctime = now
 		ws.touched(e)
 	}
-	// Ownership is not stored: every file belongs to the mount's user.
-	// chown to anyone is accepted and changes nothing, so that tar and
-	// cp -p running as root do not fail on it.
 	if mtime, ok := in.GetMTime(); ok {
 		e.mtime = mtime
 		e.ctime = now
 		ws.touched(e)
 	}
 	if atime, ok := in.GetATime(); ok {
+		// Not kept in revisions, but a change of the inode all the same.
 		e.atime = atime
+		e.ctime = now
 	}
 	ws.fillAttr(e, &out.Attr)
 	return 0
@@ -144,7 +180,7 @@ func (ws *workspace) truncate(ctx context.Context, e *entry, size int64) syscall
 	if err := e.local.Truncate(size); err != nil {
 		return MapErrno(err)
 	}
-	ws.bytes += size - e.size
+	ws.bytes += (size - e.size) * e.perName()
 	e.size = size
 	now := time.Now()
 	e.mtime, e.ctime = now, now
@@ -215,8 +251,22 @@ func (ws *workspace) prepareNew(ctx context.Context, d *entry, name string) sysc
 	return 0
 }
 
-// add links a new entry into d.
-func (ws *workspace) add(d *entry, name string, c *entry) {
+// add links a new entry into d, owned by the caller: its uid, and the
+// directory's group when the directory has the setgid bit (which a new
+// directory inherits), else the caller's gid.
+func (ws *workspace) add(ctx context.Context, d *entry, name string, c *entry) {
+	c.owned = true
+	c.uid, c.gid = ws.caller(ctx)
+	if d.mode&unixSetgid != 0 {
+		if d.owned {
+			c.gid = d.gid
+		} else {
+			c.gid = ws.fsys.gid
+		}
+		if c.isDir() {
+			c.mode |= unixSetgid
+		}
+	}
 	now := time.Now()
 	c.ino = ws.fsys.nextIno()
 	c.parent, c.name = d, name
@@ -239,7 +289,7 @@ func (n *wsNode) Create(ctx context.Context, name string, flags uint32, mode uin
 		return nil, nil, 0, errno
 	}
 	c := &entry{kind: meta.KindFile, mode: mode & 0o7777}
-	ws.add(d, name, c)
+	ws.add(ctx, d, name, c)
 	if err := ws.newSpool(c); err != nil {
 		delete(d.children, name)
 		ws.entries--
@@ -260,14 +310,53 @@ func (n *wsNode) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.
 		return nil, errno
 	}
 	c := &entry{kind: meta.KindDir, mode: mode & 0o7777, children: map[string]*entry{}}
-	ws.add(d, name, c)
+	ws.add(ctx, d, name, c)
 	ws.fillAttr(c, &out.Attr)
 	return n.newInode(ctx, c), 0
 }
 
+// Mknod makes a FIFO, a socket (bind(2) of a unix socket), a device (the
+// kernel lets only root) or a regular file. FIFOs and sockets work on the
+// live mount (the kernel carries their data); the mount is nodev, so
+// opening a device fails as on any nodev mount. Revisions record each as
+// an entry of its kind.
 func (n *wsNode) Mknod(ctx context.Context, name string, mode uint32, dev uint32, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
-	// Devices, FIFOs and sockets have no place in a workspace's history.
-	return nil, syscall.EPERM
+	var kind meta.EntryKind
+	switch mode & syscall.S_IFMT {
+	case syscall.S_IFREG, 0:
+		kind = meta.KindFile
+	case syscall.S_IFIFO:
+		kind = meta.KindFIFO
+	case syscall.S_IFSOCK:
+		kind = meta.KindSocket
+	case syscall.S_IFCHR:
+		kind = meta.KindCharDev
+	case syscall.S_IFBLK:
+		kind = meta.KindBlockDev
+	default:
+		return nil, syscall.EINVAL
+	}
+	ws := n.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	d := n.e
+	if errno := ws.prepareNew(ctx, d, name); errno != 0 {
+		return nil, errno
+	}
+	c := &entry{kind: kind, mode: mode & 0o7777}
+	if kind == meta.KindCharDev || kind == meta.KindBlockDev {
+		c.rdev = dev
+	}
+	ws.add(ctx, d, name, c)
+	if kind == meta.KindFile {
+		if err := ws.newSpool(c); err != nil {
+			ws.remove(d, name)
+			return nil, MapErrno(err)
+		}
+		c.closeIdle()
+	}
+	ws.fillAttr(c, &out.Attr)
+	return n.newInode(ctx, c), 0
 }
 
 func (n *wsNode) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
@@ -283,7 +372,7 @@ func (n *wsNode) Symlink(ctx context.Context, target, name string, out *fuse.Ent
 		return nil, MapErrno(ws.refuse(qe))
 	}
 	c := &entry{kind: meta.KindSymlink, mode: 0o777, target: target, size: int64(len(target))}
-	ws.add(d, name, c)
+	ws.add(ctx, d, name, c)
 	ws.fillAttr(c, &out.Attr)
 	return n.newInode(ctx, c), 0
 }
@@ -297,10 +386,54 @@ func (n *wsNode) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
 	return []byte(n.e.target), 0
 }
 
-// Link is refused: a workspace's tree has no hard links (tar and git fall
-// back to copies or renames on EPERM).
+// Link gives a file of the same workspace another name (EXDEV across
+// workspaces). Every name shows the same inode, so writes are seen
+// through each; a revision records the names as one link group.
 func (n *wsNode) Link(ctx context.Context, target gofs.InodeEmbedder, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
-	return nil, syscall.EPERM
+	tn, ok := target.(*wsNode)
+	if !ok || tn.ws != n.ws {
+		return nil, syscall.EXDEV
+	}
+	ws := n.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	d, c := n.e, tn.e
+	if c.isDir() {
+		return nil, syscall.EPERM
+	}
+	if errno := ws.prepareNew(ctx, d, name); errno != 0 {
+		return nil, errno
+	}
+	if c.kind == meta.KindFile {
+		if err := ws.checkBytes(d.childPath(name), c.size+c.xattrBytes()); err != nil {
+			return nil, MapErrno(err)
+		}
+	} else if err := ws.checkBytes(d.childPath(name), c.xattrBytes()); err != nil {
+		return nil, MapErrno(err)
+	}
+	if c.parent == nil {
+		// A file with no name left (O_TMPFILE, or unlinked while open)
+		// gets one back through linkat(AT_EMPTY_PATH).
+		c.parent, c.name, c.unlinked = d, name, false
+	} else {
+		c.extra = append(c.extra, dentry{d, name})
+	}
+	if c.kind == meta.KindFile && c.link == 0 && c.nlink() > 1 {
+		ws.maxLink++
+		c.link = ws.maxLink
+		ws.groups[c.link] = c
+	}
+	d.children[name] = c
+	ws.entries++
+	ws.bytes += c.xattrBytes()
+	if c.kind == meta.KindFile {
+		ws.bytes += c.size
+	}
+	now := time.Now()
+	d.mtime, d.ctime, c.ctime = now, now, now
+	ws.touched(c)
+	ws.fillAttr(c, &out.Attr)
+	return tn.EmbeddedInode(), 0
 }
 
 // remove unlinks child name of d. The caller holds ws.mu.
@@ -311,13 +444,23 @@ func (ws *workspace) remove(d *entry, name string) {
 		d.subdirs--
 	}
 	ws.entries--
+	ws.bytes -= c.xattrBytes()
 	if c.kind == meta.KindFile {
 		ws.bytes -= c.size
 	}
-	c.parent = nil
-	c.unlinked = true
-	c.releaseLocal()
 	now := time.Now()
+	c.dropName(d, name)
+	c.ctime = now
+	if c.nlink() <= 1 && c.link != 0 {
+		delete(ws.groups, c.link)
+		c.link = 0
+	}
+	if c.parent == nil {
+		c.unlinked = true
+		c.releaseLocal()
+	} else {
+		ws.touched(c) // the names left change with it (a link group of one is no group)
+	}
 	d.mtime, d.ctime = now, now
 	ws.touched(d)
 }
@@ -437,8 +580,8 @@ func (ws *workspace) rename(ctx context.Context, src *entry, name string, dst *e
 			return errno
 		}
 		src.children[name], dst.children[newName] = old, c
-		old.parent, old.name = src, name
-		c.parent, c.name = dst, newName
+		old.rename(dst, newName, src, name)
+		c.rename(src, name, dst, newName)
 		if c.isDir() != old.isDir() {
 			if c.isDir() {
 				src.subdirs--
@@ -476,7 +619,7 @@ func (ws *workspace) rename(ctx context.Context, src *entry, name string, dst *e
 		}
 		delete(src.children, name)
 		dst.children[newName] = c
-		c.parent, c.name = dst, newName
+		c.rename(src, name, dst, newName)
 		if c.isDir() {
 			src.subdirs--
 			dst.subdirs++
@@ -517,8 +660,11 @@ func (n *wsNode) Open(ctx context.Context, flags uint32) (gofs.FileHandle, uint3
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	e := n.e
-	if e.kind != meta.KindFile {
+	switch {
+	case e.isDir():
 		return nil, 0, syscall.EISDIR
+	case e.kind != meta.KindFile:
+		return nil, 0, syscall.ENXIO // the kernel opens FIFOs itself, and the mount is nodev
 	}
 	write := flags&syscall.O_ACCMODE != syscall.O_RDONLY
 	h := &fileHandle{ws: ws, e: e, write: write, appendOnly: flags&syscall.O_APPEND != 0}
@@ -581,17 +727,164 @@ func (n *wsNode) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno 
 	return 0
 }
 
-// Extended attributes are not kept: a workspace's history has no place
-// for them. Reads find none; writes are refused with ENOTSUP.
+// Extended attributes: user.* and trusted.* are kept with the entry and
+// in revisions, within Linux's limits (the kernel refuses longer names and
+// values, and checks who may read and write each namespace: user.* by the
+// file's permissions on files and directories only, trusted.* by root
+// only). Their names and values count in the workspace's bytes quota.
+// security.* and system.* (ACLs) are not kept: reads find none and writes
+// are EOPNOTSUPP, which cp -a and rsync -X take as "not supported here".
+const (
+	xattrCreate  = 0x1 // XATTR_CREATE
+	xattrReplace = 0x2 // XATTR_REPLACE
+)
+
+func xattrKept(name string) bool {
+	return strings.HasPrefix(name, "user.") || strings.HasPrefix(name, "trusted.")
+}
+
+func findXattr(xs []meta.Xattr, name string) (int, bool) {
+	return slices.BinarySearchFunc(xs, name, func(x meta.Xattr, n string) int { return strings.Compare(x.Name, n) })
+}
+
 func (n *wsNode) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
-	return 0, syscall.ENODATA
+	ws := n.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	i, ok := findXattr(n.e.xattrs, attr)
+	if !ok {
+		return 0, syscall.ENODATA
+	}
+	v := n.e.xattrs[i].Value
+	if len(dest) < len(v) {
+		return uint32(len(v)), syscall.ERANGE
+	}
+	return uint32(copy(dest, v)), 0
 }
+
 func (n *wsNode) Setxattr(ctx context.Context, attr string, data []byte, flags uint32) syscall.Errno {
-	return syscall.ENOTSUP
+	if !xattrKept(attr) {
+		return syscall.EOPNOTSUPP
+	}
+	if len(attr) > meta.MaxXattrName || len(data) > meta.MaxXattrValue {
+		return syscall.ERANGE
+	}
+	ws := n.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	e := n.e
+	i, ok := findXattr(e.xattrs, attr)
+	switch {
+	case ok && flags&xattrCreate != 0:
+		return syscall.EEXIST
+	case !ok && flags&xattrReplace != 0:
+		return syscall.ENODATA
+	}
+	grow := int64(len(data))
+	if ok {
+		grow -= int64(len(e.xattrs[i].Value))
+	} else {
+		grow += int64(len(attr))
+	}
+	if err := ws.checkBytes(e.path(), grow*e.perName()); err != nil {
+		return MapErrno(err)
+	}
+	x := meta.Xattr{Name: attr, Value: bytes.Clone(data)}
+	if ok {
+		e.xattrs[i] = x
+	} else {
+		e.xattrs = slices.Insert(e.xattrs, i, x)
+	}
+	ws.bytes += grow * e.perName()
+	e.ctime = time.Now()
+	ws.touched(e)
+	return 0
 }
-func (n *wsNode) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) { return 0, 0 }
+
+func (n *wsNode) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) {
+	ws := n.ws
+	uid, _ := ws.caller(ctx)
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return listXattrs(n.e.xattrs, uid, dest)
+}
+
+// listXattrs answers listxattr(2) for user uid: the names, NUL-terminated;
+// only root sees trusted.* (as on ext4).
+func listXattrs(xs []meta.Xattr, uid uint32, dest []byte) (uint32, syscall.Errno) {
+	var list []byte
+	for _, x := range xs {
+		if uid != 0 && strings.HasPrefix(x.Name, "trusted.") {
+			continue
+		}
+		list = append(append(list, x.Name...), 0)
+	}
+	if len(dest) < len(list) {
+		return uint32(len(list)), syscall.ERANGE
+	}
+	return uint32(copy(dest, list)), 0
+}
+
 func (n *wsNode) Removexattr(ctx context.Context, attr string) syscall.Errno {
-	return syscall.ENODATA
+	if !xattrKept(attr) {
+		return syscall.EOPNOTSUPP
+	}
+	ws := n.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	e := n.e
+	i, ok := findXattr(e.xattrs, attr)
+	if !ok {
+		return syscall.ENODATA
+	}
+	ws.bytes -= int64(len(attr)+len(e.xattrs[i].Value)) * e.perName()
+	e.xattrs = slices.Delete(e.xattrs, i, i+1)
+	if len(e.xattrs) == 0 {
+		e.xattrs = nil
+	}
+	e.ctime = time.Now()
+	ws.touched(e)
+	return 0
+}
+
+// Fsync of a directory (fsync, fdatasync, sync DIR) succeeds: as for a
+// file, the mount's edits become durable when they are committed as a
+// revision (after the quiet period, at a run's end, at unmount), and
+// nothing is written to disk earlier that fsync could wait for.
+func (n *wsNode) Fsync(ctx context.Context, f gofs.FileHandle, flags uint32) syscall.Errno {
+	return 0
+}
+
+// Tmpfile is open(2) with O_TMPFILE: a file with no name, written like any
+// other, that linkat(2) may give a name later; one never named is dropped
+// at its last close, and counts against the entries quota while open.
+func (n *wsNode) Tmpfile(ctx context.Context, flags uint32, mode uint32, out *fuse.EntryOut) (*gofs.Inode, gofs.FileHandle, uint32, syscall.Errno) {
+	ws := n.ws
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	d := n.e
+	if err := ws.load(ctx, d); err != nil {
+		return nil, nil, 0, MapErrno(err)
+	}
+	if d.unlinked {
+		return nil, nil, 0, syscall.ENOENT
+	}
+	c := &entry{kind: meta.KindFile, mode: mode & 0o7777, ino: ws.fsys.nextIno()}
+	c.owned = true
+	c.uid, c.gid = ws.caller(ctx)
+	if d.mode&unixSetgid != 0 && d.owned {
+		c.gid = d.gid
+	}
+	now := time.Now()
+	c.mtime, c.ctime, c.atime = now, now, now
+	c.unlinked = true
+	if err := ws.newSpool(c); err != nil {
+		return nil, nil, 0, MapErrno(err)
+	}
+	c.openers++
+	c.writers++
+	ws.fillAttr(c, &out.Attr)
+	return n.newInode(ctx, c), &fileHandle{ws: ws, e: c, write: true, appendOnly: flags&syscall.O_APPEND != 0}, 0, 0
 }
 
 // fileHandle is an open file of a workspace.
@@ -683,7 +976,7 @@ func (h *fileHandle) Write(ctx context.Context, data []byte, off int64) (uint32,
 		return uint32(k), MapErrno(err)
 	}
 	if end > e.size {
-		ws.bytes += end - e.size
+		ws.bytes += (end - e.size) * e.perName()
 		e.size = end
 	}
 	now := time.Now()

@@ -13,9 +13,6 @@ import (
 // the reason. A name that posixtest no longer has fails the test, so the
 // list cannot rot.
 var posixExclusions = map[string]string{
-	"Link":             "hard links are refused with EPERM: a workspace's tree has one name per file (see the package doc)",
-	"LinkUnlinkRename": "needs hard links, refused with EPERM",
-	"XAttr":            "extended attributes are not kept in a workspace's history; setxattr is ENOTSUP",
 	"FcntlFlockLocksFile": "byte-range locks are the kernel's local ones (wsfs does not implement FUSE locking); " +
 		"this case expects a lock held through one open file to be seen from another",
 }

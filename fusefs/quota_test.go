@@ -38,7 +38,9 @@ func TestQuotaPaths(t *testing.T) {
 		wantErr(t, "create", os.WriteFile(filepath.Join(dir, "g"), nil, 0o644), syscall.EDQUOT)
 		wantErr(t, "mkdir", os.Mkdir(filepath.Join(dir, "e"), 0o755), syscall.EDQUOT)
 		wantErr(t, "symlink", os.Symlink("f", filepath.Join(dir, "m")), syscall.EDQUOT)
-		wantErr(t, "link", os.Link(filepath.Join(dir, "f"), filepath.Join(dir, "h")), syscall.EPERM)
+		wantErr(t, "link", os.Link(filepath.Join(dir, "f"), filepath.Join(dir, "h")), syscall.EDQUOT)
+		wantErr(t, "mkfifo", syscall.Mkfifo(filepath.Join(dir, "p"), 0o644), syscall.EDQUOT)
+		wantErr(t, "mknod", syscall.Mknod(filepath.Join(dir, "r"), syscall.S_IFREG|0o644, 0), syscall.EDQUOT)
 		// Renaming over an existing name adds nothing: allowed.
 		if err := os.Rename(filepath.Join(dir, "l"), filepath.Join(dir, "f")); err != nil {
 			t.Fatalf("rename over: %v", err)
@@ -51,7 +53,7 @@ func TestQuotaPaths(t *testing.T) {
 			t.Fatalf("committed entries %d", got)
 		}
 		r := e.fs.Refusals("quota/entries")
-		if len(r) != 3 || !strings.Contains(r[0].Error(), "4 entries (workspace quota/entries has 4): g") {
+		if len(r) != 6 || !strings.Contains(r[0].Error(), "4 entries (workspace quota/entries has 4): g") {
 			t.Fatalf("refusals: %+v", r)
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -38,6 +39,12 @@ type workspace struct {
 	spoolSeq    uint64
 	rootInode   *wsNode // the FUSE node of the root, once looked up
 	dropped     bool    // load let go of mu (see retrying)
+	// groups are the loaded files with several names, by link group
+	// number; maxLink is the highest number seen, so new groups get new
+	// ones. A directory whose subtree holds a name of a group is loaded
+	// with its parent, so every name of a group is loaded with the first.
+	groups  map[uint64]*entry
+	maxLink uint64
 
 	commitMu sync.Mutex // one commit at a time; taken before mu
 
@@ -63,7 +70,7 @@ func (f *FS) loadWorkspace(ctx context.Context, name string) (*workspace, error)
 		root: &entry{ino: f.nextIno(), kind: meta.KindDir, mode: 0o755, mtime: w.Updated, ctime: w.Updated, atime: now,
 			tree: w.HeadRoot, sub: w.Usage},
 		head: w.Head, cwd: w.HeadCwd, quotas: w.Quotas, settingsSeq: w.SettingsSeq,
-		entries: w.Entries(), bytes: w.Usage.Bytes}
+		entries: w.Entries(), bytes: w.Usage.Bytes, groups: map[uint64]*entry{}}
 	return ws, nil
 }
 
@@ -91,13 +98,24 @@ func (ws *workspace) load(ctx context.Context, d *entry) error {
 			continue // loaded meanwhile, or moved on by a merge (follow.go)
 		}
 		children := make(map[string]*entry, len(t.Entries))
+		var linked []*entry
 		for _, te := range t.Entries {
-			children[te.Name] = ws.entryFromTree(d, te)
+			c := ws.entryFromTree(d, te)
+			children[te.Name] = c
 			if te.Kind == meta.KindDir {
 				d.subdirs++
+				if te.Sub.Linked > 0 {
+					linked = append(linked, c)
+				}
 			}
 		}
 		d.children = children
+		// The other names of the groups named here are below these.
+		for _, c := range linked {
+			if err := ws.load(ctx, c); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -105,11 +123,22 @@ func (ws *workspace) load(ctx context.Context, d *entry) error {
 // entryFromTree makes the live entry of committed entry te in folder d
 // (not linked into d).
 func (ws *workspace) entryFromTree(d *entry, te meta.Entry) *entry {
+	if g, ok := ws.groups[te.Link]; ok && te.Link != 0 && te.Kind == meta.KindFile {
+		// Another name of a file already loaded.
+		g.extra = append(g.extra, dentry{d, te.Name})
+		return g
+	}
 	c := &entry{ino: ws.fsys.nextIno(), kind: te.Kind, mode: uint32(te.Mode.Perm()) | modeExtra(te.Mode),
-		mtime: te.MTime, ctime: te.MTime, atime: te.MTime, parent: d, name: te.Name}
+		mtime: te.MTime, ctime: te.MTime, atime: te.MTime, parent: d, name: te.Name,
+		owned: te.Owned, uid: te.UID, gid: te.GID, rdev: uint32(te.Rdev), xattrs: te.Xattrs}
 	switch te.Kind {
 	case meta.KindFile:
 		c.size, c.digest = te.Size, te.Digest
+		if te.Link != 0 {
+			c.link = te.Link
+			ws.groups[te.Link] = c
+			ws.maxLink = max(ws.maxLink, te.Link)
+		}
 	case meta.KindDir:
 		c.tree, c.sub = te.Digest, te.Sub
 	case meta.KindSymlink:
@@ -167,8 +196,17 @@ func (ws *workspace) checkSize(e *entry, newSize int64) error {
 	if newSize > ws.quotas.MaxFileBytes && newSize > e.size {
 		return ws.refuse(&meta.QuotaError{Kind: meta.QuotaFileBytes, Workspace: ws.name, Path: e.path(), Limit: ws.quotas.MaxFileBytes, Usage: newSize})
 	}
-	if grow := newSize - e.size; grow > 0 && ws.bytes+grow > ws.quotas.MaxWorkspaceBytes {
+	if grow := (newSize - e.size) * e.perName(); grow > 0 && ws.bytes+grow > ws.quotas.MaxWorkspaceBytes {
 		return ws.refuse(&meta.QuotaError{Kind: meta.QuotaWorkspaceBytes, Workspace: ws.name, Path: e.path(), Limit: ws.quotas.MaxWorkspaceBytes, Usage: ws.bytes})
+	}
+	return nil
+}
+
+// checkBytes refuses adding grow bytes (extended attributes, a new name of
+// a file) at path p beyond the workspace's bytes quota.
+func (ws *workspace) checkBytes(p string, grow int64) error {
+	if grow > 0 && ws.bytes+grow > ws.quotas.MaxWorkspaceBytes {
+		return ws.refuse(&meta.QuotaError{Kind: meta.QuotaWorkspaceBytes, Workspace: ws.name, Path: p, Limit: ws.quotas.MaxWorkspaceBytes, Usage: ws.bytes})
 	}
 	return nil
 }
@@ -392,6 +430,7 @@ type frozen struct {
 	root  *entry
 	dirs  []*frozenDir
 	files []*frozenFile
+	seen  map[*entry]*frozenFile
 }
 
 type frozenDir struct {
@@ -425,24 +464,36 @@ func (fz *frozen) freeze(d *entry) *frozenDir {
 	fd.entries = make([]meta.Entry, 0, len(d.children))
 	for _, name := range d.sortedNames() {
 		c := d.children[name]
-		te := meta.Entry{Name: name, Kind: c.kind, Mode: permToMode(c.mode), MTime: c.mtime}
+		te := meta.Entry{Name: name, Kind: c.kind, Mode: permToMode(c.mode), MTime: c.mtime,
+			Owned: c.owned, UID: c.uid, GID: c.gid, Rdev: uint64(c.rdev), Xattrs: slices.Clone(c.xattrs)}
 		i := len(fd.entries)
+		if c.kind != meta.KindDir && c.dirty {
+			// A file with several names is frozen (and uploaded) once.
+			ff, seen := fz.seen[c]
+			if !seen {
+				ff = &frozenFile{e: c, ver: c.ver, size: c.size, digest: c.digest}
+				if c.kind == meta.KindFile && c.spool != "" {
+					ff.spool = c.spool
+					c.pin = &spoolPin{spool: c.spool}
+				}
+				fz.files = append(fz.files, ff)
+				if fz.seen == nil {
+					fz.seen = map[*entry]*frozenFile{}
+				}
+				fz.seen[c] = ff
+			}
+			if ff.spool != "" {
+				fd.files[i] = ff
+			}
+		}
 		switch c.kind {
 		case meta.KindFile:
 			te.Size, te.Digest = c.size, c.digest
-			if c.dirty && c.spool != "" {
-				ff := &frozenFile{e: c, ver: c.ver, spool: c.spool, size: c.size}
-				c.pin = &spoolPin{spool: c.spool}
-				fz.files = append(fz.files, ff)
-				fd.files[i] = ff
-			} else if c.dirty {
-				fz.files = append(fz.files, &frozenFile{e: c, ver: c.ver, size: c.size, digest: c.digest})
+			if c.nlink() > 1 {
+				te.Link = c.link
 			}
 		case meta.KindSymlink:
 			te.Target, te.Size = c.target, int64(len(c.target))
-			if c.dirty {
-				fz.files = append(fz.files, &frozenFile{e: c, ver: c.ver})
-			}
 		case meta.KindDir:
 			if c.dirty && c.children != nil {
 				fd.children[i] = fz.freeze(c)
@@ -499,29 +550,17 @@ func (fz *frozen) writeTrees(ctx context.Context, ws *workspace, fd *frozenDir) 
 	var total meta.Stats
 	for i := range fd.entries {
 		te := &fd.entries[i]
-		switch te.Kind {
-		case meta.KindFile:
-			if ff, ok := fd.files[i]; ok {
-				te.Digest = ff.digest
-			}
-			total.Files++
-			total.Bytes += te.Size
-		case meta.KindSymlink:
-			total.Symlinks++
-		case meta.KindDir:
-			if sub, ok := fd.children[i]; ok {
-				digest, st, err := fz.writeTrees(ctx, ws, sub)
-				if err != nil {
-					return objects.Digest{}, meta.Stats{}, err
-				}
-				te.Digest, te.Sub = digest, st
-			}
-			total.Dirs++
-			total.Files += te.Sub.Files
-			total.Dirs += te.Sub.Dirs
-			total.Symlinks += te.Sub.Symlinks
-			total.Bytes += te.Sub.Bytes
+		if ff, ok := fd.files[i]; ok {
+			te.Digest = ff.digest
 		}
+		if sub, ok := fd.children[i]; ok {
+			digest, st, err := fz.writeTrees(ctx, ws, sub)
+			if err != nil {
+				return objects.Digest{}, meta.Stats{}, err
+			}
+			te.Digest, te.Sub = digest, st
+		}
+		total = total.Add(te.Stats())
 	}
 	digest, err := ws.fsys.db.WriteTree(ctx, &meta.Tree{Entries: fd.entries})
 	if err != nil {

@@ -76,7 +76,7 @@ func (ed *editor) child(ctx context.Context, d *mdir, name string) (*mdir, error
 // the directories on the way as dirty.
 func (d *mdir) changed(delta Stats) {
 	for x := d; x != nil; x = x.parent {
-		x.sub = x.sub.add(delta)
+		x.sub = x.sub.Add(delta)
 		x.dirty = true
 	}
 }
@@ -84,7 +84,7 @@ func (d *mdir) changed(delta Stats) {
 // set inserts or replaces an entry of d.
 func (d *mdir) set(e Entry) {
 	i, ok := d.find(e.Name)
-	delta := e.stats()
+	delta := e.Stats()
 	if ok {
 		old := d.entries[i]
 		if old.Kind == KindDir {
@@ -92,7 +92,7 @@ func (d *mdir) set(e Entry) {
 				old.Sub = k.sub
 			}
 		}
-		delta = delta.sub(old.stats())
+		delta = delta.sub(old.Stats())
 		d.entries[i] = e
 		delete(d.kids, e.Name)
 	} else {
@@ -117,7 +117,7 @@ func (d *mdir) remove(name string) (Entry, *mdir, bool) {
 		delete(d.kids, name)
 	}
 	d.entries = append(d.entries[:i], d.entries[i+1:]...)
-	d.changed(Stats{}.sub(e.stats()))
+	d.changed(Stats{}.sub(e.Stats()))
 	return e, k, true
 }
 
@@ -306,7 +306,7 @@ func (ed *editor) apply(ctx context.Context, op *Op) error {
 		if !ok {
 			return ed.opError(op, fmt.Errorf("%w: no such file or directory", ErrNotFound))
 		}
-		before := d.entries[i].stats()
+		before := d.entries[i].Stats()
 		if op.Kind == OpChmod {
 			d.entries[i].Mode = op.Mode & validModeBits
 		} else {
@@ -315,7 +315,7 @@ func (ed *editor) apply(ctx context.Context, op *Op) error {
 		// This name leaves its link group: the editor sees one name, and
 		// every name of a group must keep the same attributes.
 		d.entries[i].Link = 0
-		d.changed(d.entries[i].stats().sub(before))
+		d.changed(d.entries[i].Stats().sub(before))
 	case OpRename:
 		if err := ed.rename(ctx, op, p); err != nil {
 			return err
@@ -511,7 +511,11 @@ func (ed *editor) changes(ctx context.Context, baseRoot objects.Digest) ([]PathC
 	return out, nil
 }
 
-func sameEntry(a, b Entry) bool {
+func sameEntry(a, b Entry) bool { return SameEntry(a, b) }
+
+// SameEntry reports two entries as equal in every field a tree keeps but
+// the name.
+func SameEntry(a, b Entry) bool {
 	return a.Kind == b.Kind && a.Mode == b.Mode && a.Size == b.Size && a.MTime.Equal(b.MTime) &&
 		a.Digest == b.Digest && a.Target == b.Target && a.Owned == b.Owned && a.UID == b.UID && a.GID == b.GID &&
 		a.Link == b.Link && a.Rdev == b.Rdev && slices.EqualFunc(a.Xattrs, b.Xattrs, func(x, y Xattr) bool {

@@ -66,9 +66,9 @@ func TestWriteSchema2Fixture(t *testing.T) {
 	}
 }
 
-// copyFixture copies a fixture home into a temporary folder (tests must
+// openFixtureCopy copies a fixture home into a temporary folder (tests must
 // not change testdata) and opens it.
-func copyFixture(t *testing.T, dir string) *DB {
+func openFixtureCopy(t *testing.T, dir string) *DB {
 	t.Helper()
 	home := t.TempDir()
 	if err := os.CopyFS(home, os.DirFS(dir)); err != nil {
@@ -91,7 +91,7 @@ func copyFixture(t *testing.T, dir string) *DB {
 // were, pass fsck, and take new commits.
 func TestSchema2Fixture(t *testing.T) {
 	ctx := context.Background()
-	db := copyFixture(t, schema2Fixture)
+	db := openFixtureCopy(t, schema2Fixture)
 	ws, err := db.List(ctx, "old/")
 	if err != nil {
 		t.Fatal(err)

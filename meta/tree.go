@@ -81,7 +81,8 @@ type Stats struct {
 // files).
 func (s Stats) Entries() int64 { return s.Files + s.Dirs + s.Symlinks + s.Specials }
 
-func (s Stats) add(o Stats) Stats {
+// Add returns the sum of two totals.
+func (s Stats) Add(o Stats) Stats {
 	return Stats{s.Files + o.Files, s.Dirs + o.Dirs, s.Symlinks + o.Symlinks, s.Bytes + o.Bytes, s.Specials + o.Specials, s.Linked + o.Linked}
 }
 
@@ -141,6 +142,19 @@ const (
 // their names and values.
 func (e *Entry) XattrBytes() int64 { return XattrBytes(e.Xattrs) }
 
+// XattrKey is a digest of a list of extended attributes, for callers that
+// tell entries apart by their attributes.
+func XattrKey(xs []Xattr) objects.Digest {
+	var b []byte
+	for _, x := range xs {
+		b = binary.AppendUvarint(b, uint64(len(x.Name)))
+		b = append(b, x.Name...)
+		b = binary.AppendUvarint(b, uint64(len(x.Value)))
+		b = append(b, x.Value...)
+	}
+	return objects.Sum(b)
+}
+
 // XattrBytes is what a list of extended attributes counts in the bytes
 // quota: their names and values.
 func XattrBytes(xs []Xattr) int64 {
@@ -151,8 +165,8 @@ func XattrBytes(xs []Xattr) int64 {
 	return n
 }
 
-// stats returns what the entry adds to its parent's totals.
-func (e *Entry) stats() Stats {
+// Stats returns what the entry adds to its parent's totals.
+func (e *Entry) Stats() Stats {
 	s := Stats{Bytes: e.XattrBytes()}
 	switch {
 	case e.Kind == KindFile:
@@ -163,7 +177,7 @@ func (e *Entry) stats() Stats {
 	case e.Kind == KindSymlink:
 		s.Symlinks = 1
 	case e.Kind == KindDir:
-		s = s.add(Stats{Dirs: 1}).add(e.Sub)
+		s = s.Add(Stats{Dirs: 1}).Add(e.Sub)
 	case e.Kind.Special():
 		s.Specials = 1
 	}
@@ -192,7 +206,7 @@ func (t *Tree) search(name string) int {
 func (t *Tree) Stats() Stats {
 	var s Stats
 	for i := range t.Entries {
-		s = s.add(t.Entries[i].stats())
+		s = s.Add(t.Entries[i].Stats())
 	}
 	return s
 }
