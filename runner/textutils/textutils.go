@@ -1,12 +1,12 @@
 // Package textutils holds the runner's text tools: head, tail, wc, sort,
 // uniq, cut, tr, paste, join, comm, nl, tac, rev, fold, expand, unexpand,
-// column, seq, tee, xargs, diff, cmp, base64, the checksum tools, od, strings
-// and split. Each is a command.Func that reads and writes only through its Env,
+// column, seq, tee, xargs, diff, cmp, base64, the checksum tools, od, xxd,
+// strings and split. Each is a command.Func that reads and writes only through its Env,
 // so it stays inside the agent's view. Output follows GNU coreutils 9.1
 // (util-linux 2.38 for column and rev, diffutils 3.8 for diff and cmp,
-// findutils for xargs, binutils for strings) byte for byte for the flags
-// agents use; diff's matching and hunks are internal/linediff's, shared
-// with `wsfs diff`.
+// findutils for xargs, binutils for strings, vim 9.0 for xxd) byte for
+// byte for the flags agents use; diff's matching and hunks are
+// internal/linediff's, shared with `wsfs diff`.
 //
 // The locale is C.UTF-8, the build machine's default: collation is code
 // point order, which for UTF-8 is byte order, so sort, uniq, comm and join
@@ -61,6 +61,7 @@ func Commands() []command.Spec {
 		{Name: "sha256sum", Summary: "compute and check SHA256 message digests", Flags: checksumSpec.Flags(), Func: Sha256sum},
 		{Name: "sha512sum", Summary: "compute and check SHA512 message digests", Flags: checksumSpec.Flags(), Func: Sha512sum},
 		{Name: "od", Summary: "dump files in octal and other formats", Flags: odCmdline.Flags(), Func: Od},
+		{Name: "xxd", Summary: "make a hex dump or do the reverse", Flags: xxdFlags(), Func: Xxd},
 		{Name: "strings", Summary: "print the printable strings in files", Flags: stringsSpec.Flags(), Func: Strings},
 		{Name: "split", Summary: "split a file into pieces", Flags: splitSpec.Flags(), Func: Split},
 	}
