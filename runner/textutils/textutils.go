@@ -1,6 +1,6 @@
 // Package textutils holds the runner's text tools: head, tail, wc, sort,
 // uniq, cut, tr, paste, join, comm, nl, tac, rev, fold, expand, unexpand,
-// column, seq, tee, xargs, diff, cmp, base64, the checksum tools, od, xxd,
+// column, seq, shuf, tee, xargs, diff, cmp, base64, the checksum tools, od, xxd,
 // strings and split. Each is a command.Func that reads and writes only through its Env,
 // so it stays inside the agent's view. Output follows GNU coreutils 9.1
 // (util-linux 2.38 for column and rev, diffutils 3.8 for diff and cmp,
@@ -51,6 +51,7 @@ func Commands() []command.Spec {
 		{Name: "unexpand", Summary: "convert spaces to tabs", Flags: unexpandSpec.Flags(), Func: Unexpand},
 		{Name: "column", Summary: "columnate lists", Flags: columnSpec.Flags(), Func: Column},
 		{Name: "seq", Summary: "print a sequence of numbers", Flags: seqSpec.Flags(), Func: Seq},
+		{Name: "shuf", Summary: "generate random permutations", Flags: shufSpec.Flags(), Func: Shuf},
 		{Name: "tee", Summary: "copy standard input to files and standard output", Flags: teeSpec.Flags(), Func: Tee},
 		{Name: "xargs", Summary: "build and run commands from standard input", Flags: xargsSpec.Flags(), Func: Xargs},
 		{Name: "diff", Summary: "compare files line by line", Flags: diffSpec.Flags(), Func: Diff},
