@@ -1,7 +1,7 @@
 // Package textutils holds the runner's text tools: head, tail, wc, sort,
 // uniq, cut, tr, paste, join, comm, nl, tac, rev, fold, expand, unexpand,
-// column, seq, shuf, tee, xargs, diff, cmp, base64, the checksum tools, od, xxd,
-// strings and split. Each is a command.Func that reads and writes only through its Env,
+// column, seq, shuf, tee, xargs, diff, cmp, base64, the checksum tools, od,
+// xxd, strings, split and iconv. Each is a command.Func that reads and writes only through its Env,
 // so it stays inside the agent's view. Output follows GNU coreutils 9.1
 // (util-linux 2.38 for column and rev, diffutils 3.8 for diff and cmp,
 // findutils for xargs, binutils for strings, vim 9.0 for xxd) byte for
@@ -55,6 +55,7 @@ func Commands() []command.Spec {
 		{Name: "tee", Summary: "copy standard input to files and standard output", Flags: teeSpec.Flags(), Func: Tee},
 		{Name: "xargs", Summary: "build and run commands from standard input", Flags: xargsSpec.Flags(), Func: Xargs},
 		{Name: "diff", Summary: "compare files line by line", Flags: diffSpec.Flags(), Func: Diff},
+		{Name: "iconv", Summary: "convert text from one character encoding to another", Flags: iconvSpec.Flags(), Func: Iconv},
 		{Name: "cmp", Summary: "compare two files byte by byte", Flags: cmpSpec.Flags(), Func: Cmp},
 		{Name: "base64", Summary: "base64 encode/decode data", Flags: base64Spec.Flags(), Func: Base64},
 		{Name: "md5sum", Summary: "compute and check MD5 message digests", Flags: checksumSpec.Flags(), Func: Md5sum},

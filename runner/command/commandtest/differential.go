@@ -280,3 +280,19 @@ func Words(s string) []string {
 	}
 	return out
 }
+
+// HostOutput runs a host tool with the differential tests' environment
+// and returns its stdout; a missing tool stops t (see testenv.Missing).
+func HostOutput(t *testing.T, argv ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath(argv[0]); err != nil {
+		testenv.Missing(t, fmt.Sprintf("the reference %s is not installed (scripts/deps.sh installs it): %v", argv[0], err))
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = []string{"LANG=C.UTF-8", "PATH=/usr/bin:/bin", "TZ=UTC"}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %v", argv, err)
+	}
+	return string(out)
+}
