@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs on a Debian machine, idempotently:
 # fuse3 (fusermount3), the GNU reference tools for differential tests
-# (gawk, sed, grep, jq, ripgrep, bash, node), MinIO built from the Go module proxy, and
+# (gawk, sed, grep, jq, ripgrep, bash, node, patch, cmp, xxd, zip, unzip,
+# bc, shuf, iconv), MinIO built from the Go module proxy, and
 # staticcheck. Run as root (CI is root); as another user apt steps use sudo.
 set -euo pipefail
 
@@ -18,6 +19,14 @@ command -v grep >/dev/null 2>&1 || need_apt+=(grep)
 command -v git >/dev/null 2>&1 || need_apt+=(git)
 command -v tar >/dev/null 2>&1 || need_apt+=(tar)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs) # reference for js-exec's Node modules
+command -v patch >/dev/null 2>&1 || need_apt+=(patch)
+command -v cmp >/dev/null 2>&1 || need_apt+=(diffutils)
+command -v xxd >/dev/null 2>&1 || need_apt+=(xxd)
+command -v zip >/dev/null 2>&1 || need_apt+=(zip)
+command -v unzip >/dev/null 2>&1 || need_apt+=(unzip)
+command -v bc >/dev/null 2>&1 || need_apt+=(bc)
+command -v shuf >/dev/null 2>&1 || need_apt+=(coreutils)
+command -v iconv >/dev/null 2>&1 || need_apt+=(libc-bin)
 if [ ${#need_apt[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo
