@@ -30,7 +30,7 @@ func TestUsageErrorsMatchGNU(t *testing.T) {
 	}
 	names := strings.Fields(`cat cp mv ls du date mkdir rmdir touch rm ln chmod readlink realpath stat tar gzip
 		basename dirname env printenv timeout mktemp truncate install head tail wc sort uniq cut tr paste join
-		comm nl tac fold expand unexpand seq tee xargs diff base64 md5sum od split grep sed`)
+		comm nl tac fold expand unexpand seq tee xargs diff base64 md5sum od split grep sed cmp shuf iconv`)
 	var cases [][]string
 	for _, n := range names {
 		cases = append(cases, []string{n, "--no-such"}, []string{n, "--no-such=x"}, []string{n, "-%"},
