@@ -1,8 +1,9 @@
 // Package textutils holds the runner's text tools: head, tail, wc, sort,
 // uniq, cut, tr, paste, join, comm, nl, tac, rev, fold, expand, unexpand,
 // column, seq, shuf, tee, xargs, diff, cmp, base64, the checksum tools, od,
-// xxd, strings, split and iconv. Each is a command.Func that reads and writes only through its Env,
-// so it stays inside the agent's view. Output follows GNU coreutils 9.1
+// xxd, strings, split and iconv. Each is a command.Func that reads and
+// writes only through its Env, so it stays inside the agent's view. Output
+// follows GNU coreutils 9.1
 // (util-linux 2.38 for column and rev, diffutils 3.8 for diff and cmp,
 // findutils for xargs, binutils for strings, vim 9.0 for xxd) byte for
 // byte for the flags agents use; diff's matching and hunks are
