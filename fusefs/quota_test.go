@@ -152,3 +152,69 @@ func TestTruncateFreesBytes(t *testing.T) {
 		t.Fatalf("900 bytes after freeing 800 of 1000: %v", err)
 	}
 }
+
+// TestXattrQuota: extended attributes count their names and values in the
+// workspace's bytes quota (on every name of a linked file), within Linux's
+// limits, and the revision's totals hold them.
+func TestXattrQuota(t *testing.T) {
+	e := newEnv(t)
+	q := meta.DefaultQuotas()
+	q.MaxWorkspaceBytes = 100
+	dir := e.create("quota/xattr", &q)
+	f := filepath.Join(dir, "f")
+	mustWrite(t, f, strings.Repeat("x", 50))
+	// 50 used: "user.a" and 45 bytes make 101.
+	if err := unix.Setxattr(f, "user.a", make([]byte, 45), 0); !errors.Is(err, syscall.EDQUOT) {
+		t.Fatalf("an attribute past the quota: %v, want EDQUOT", err)
+	}
+	if err := unix.Setxattr(f, "user.a", make([]byte, 44), 0); err != nil {
+		t.Fatalf("an attribute at the quota: %v", err)
+	}
+	// Full: a second name would count the file and its attribute again.
+	if err := os.Link(f, filepath.Join(dir, "g")); !errors.Is(err, syscall.EDQUOT) {
+		t.Fatalf("a link past the quota: %v, want EDQUOT", err)
+	}
+	// Replacing the value counts the difference; removing frees it all.
+	if err := unix.Setxattr(f, "user.a", make([]byte, 4), unix.XATTR_REPLACE); err != nil {
+		t.Fatal(err)
+	}
+	rev, _ := e.snapshot("quota/xattr")
+	if rev.Stats.Bytes != 50+int64(len("user.a"))+4 {
+		t.Fatalf("revision bytes %d, want the file's and the attribute's", rev.Stats.Bytes)
+	}
+	if err := unix.Removexattr(f, "user.a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(f, filepath.Join(dir, "g")); err != nil {
+		t.Fatalf("a link within the quota: %v", err)
+	}
+	// Linux's limits, and the flags (in a workspace with room).
+	dir = e.create("quota/xattr2", nil)
+	f = filepath.Join(dir, "f")
+	mustWrite(t, f, "x")
+	if err := os.Link(f, filepath.Join(dir, "g")); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Setxattr(f, "user."+strings.Repeat("n", 256), nil, 0); !errors.Is(err, syscall.ERANGE) {
+		t.Errorf("a 261-byte name: %v, want ERANGE", err)
+	}
+	if err := unix.Setxattr(f, "user.big", make([]byte, 65537), 0); !errors.Is(err, syscall.E2BIG) {
+		t.Errorf("a 64 KiB + 1 value: %v, want E2BIG", err)
+	}
+	if err := unix.Setxattr(f, "user.new", nil, unix.XATTR_REPLACE); !errors.Is(err, syscall.ENODATA) {
+		t.Errorf("XATTR_REPLACE of a missing attribute: %v, want ENODATA", err)
+	}
+	if err := unix.Setxattr(f, "user.k", []byte("v"), unix.XATTR_CREATE); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Setxattr(f, "user.k", []byte("w"), unix.XATTR_CREATE); !errors.Is(err, syscall.EEXIST) {
+		t.Errorf("XATTR_CREATE of an existing attribute: %v, want EEXIST", err)
+	}
+	buf := make([]byte, 1)
+	if _, err := unix.Getxattr(filepath.Join(dir, "g"), "user.k", buf[:0]); err != nil {
+		t.Errorf("size probe through the other name: %v", err)
+	}
+	if _, err := unix.Listxattr(f, make([]byte, 2)); !errors.Is(err, syscall.ERANGE) {
+		t.Errorf("listxattr into a short buffer: %v, want ERANGE", err)
+	}
+}
