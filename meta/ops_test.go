@@ -251,7 +251,8 @@ func TestExportImportRoundTrip(t *testing.T) {
 	w := mustCreate(t, db, "acme/a")
 	mustCommit(t, db, w.Name, 1,
 		PutBytes("a.txt", []byte("alpha\n"), 0o600, t0), PutBytes("d/e/b.bin", []byte{0, 1, 2}, 0o755, t0),
-		Mkdir("empty", 0o700, t0), Symlink("d/l", "../a.txt", t0))
+		Mkdir("empty", 0o700, t0), Symlink("d/l", "../a.txt", t0),
+		PutBytes("run.sh", []byte("#!/bin/sh\n"), 0o755|os.ModeSetuid|os.ModeSetgid, t0), Mkdir("tmp", 0o777|os.ModeSticky, t0))
 	var buf bytes.Buffer
 	if err := db.ExportTar(ctx, Ref{Workspace: w.Name}, &buf); err != nil {
 		t.Fatal(err)

@@ -146,7 +146,7 @@ func (db *DB) ImportTar(ctx context.Context, ws string, r io.Reader, opts Import
 			continue // "./" itself
 		}
 		p := joinPath(under, name)
-		mode := fs.FileMode(h.Mode) & validModeBits
+		mode := ModeFromUnix(uint32(h.Mode & 0o7777))
 		switch h.Typeflag {
 		case tar.TypeReg: // the reader reports old TypeRegA entries as TypeReg
 			if h.Size > w.Quotas.MaxFileBytes {
@@ -265,16 +265,7 @@ func (db *DB) exportDir(ctx context.Context, tw *tar.Writer, d objects.Digest, p
 	}
 	for _, e := range t.Entries {
 		p := joinPath(prefix, e.Name)
-		h := &tar.Header{Name: p, Mode: int64(e.Mode.Perm()), ModTime: e.MTime, Format: tar.FormatPAX}
-		if e.Mode&fs.ModeSetuid != 0 {
-			h.Mode |= 0o4000
-		}
-		if e.Mode&fs.ModeSetgid != 0 {
-			h.Mode |= 0o2000
-		}
-		if e.Mode&fs.ModeSticky != 0 {
-			h.Mode |= 0o1000
-		}
+		h := &tar.Header{Name: p, Mode: int64(UnixMode(e.Mode)), ModTime: e.MTime, Format: tar.FormatPAX}
 		if e.Owned {
 			h.Uid, h.Gid = int(e.UID), int(e.GID)
 		}

@@ -480,6 +480,44 @@ func validXattrs(xs []Xattr) error {
 
 const validModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 
+// Unix permission bits beyond rwx, as stat, chmod and tar use them.
+const (
+	unixSetuid = 0o4000
+	unixSetgid = 0o2000
+	unixSticky = 0o1000
+)
+
+// ModeFromUnix converts unix permission bits (rwx, setuid, setgid,
+// sticky; a file type in m is ignored) to the fs.FileMode an Entry holds.
+func ModeFromUnix(m uint32) fs.FileMode {
+	mode := fs.FileMode(m & 0o777)
+	if m&unixSetuid != 0 {
+		mode |= fs.ModeSetuid
+	}
+	if m&unixSetgid != 0 {
+		mode |= fs.ModeSetgid
+	}
+	if m&unixSticky != 0 {
+		mode |= fs.ModeSticky
+	}
+	return mode
+}
+
+// UnixMode converts an Entry's mode to unix permission bits.
+func UnixMode(m fs.FileMode) uint32 {
+	u := uint32(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		u |= unixSetuid
+	}
+	if m&fs.ModeSetgid != 0 {
+		u |= unixSetgid
+	}
+	if m&fs.ModeSticky != 0 {
+		u |= unixSticky
+	}
+	return u
+}
+
 type treeReader struct {
 	b   []byte
 	err error
