@@ -326,6 +326,16 @@ func (m *merger) update(c *entry, te meta.Entry) {
 
 // add links a new entry made from the committed te into d.
 func (m *merger) add(d *entry, te meta.Entry) {
+	if g, ok := m.ws.groups[te.Link]; ok && te.Link != 0 && (g.dirty || g.digest != te.Digest || g.size != te.Size) {
+		// The number names another file here (a group the mount made
+		// since, a restore of an older tree): the mount's group takes a
+		// new number, and the committed name its own file.
+		delete(m.ws.groups, g.link)
+		m.ws.maxLink = max(m.ws.maxLink, te.Link) + 1
+		g.link = m.ws.maxLink
+		m.ws.groups[g.link] = g
+		g.markDirty()
+	}
 	c := m.ws.entryFromTree(d, te)
 	d.children[te.Name] = c
 	if c.isDir() {

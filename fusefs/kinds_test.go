@@ -13,10 +13,12 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/wsfs/wsfs/meta"
+	"github.com/wsfs/wsfs/objects"
 )
 
 // checkKinds checks, in a workspace folder on the mount (live or under
@@ -430,5 +432,66 @@ func waitTick(t *testing.T, ts unix.Timespec) {
 			return
 		}
 		runtime.Gosched()
+	}
+}
+
+// TestLinkGroupNumbersMeetInAMerge: a link group the mount made and one a
+// restore brings back under the same number stay two files.
+func TestLinkGroupNumbersMeetInAMerge(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	const name = "links/merge"
+	dir := e.create(name, nil)
+	// Revision 2, made behind the mount: a and b, one file, group 1.
+	blob, err := objects.PutBytes(ctx, e.store, []byte("theirs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mtime := time.Unix(1700000000, 0)
+	root, err := e.db.WriteTree(ctx, &meta.Tree{Entries: []meta.Entry{
+		{Name: "a", Kind: meta.KindFile, Mode: 0o644, MTime: mtime, Digest: blob, Size: 6, Link: 1},
+		{Name: "b", Kind: meta.KindFile, Mode: 0o644, MTime: mtime, Digest: blob, Size: 6, Link: 1},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, _, err := e.db.CommitTree(ctx, name, 1, root, "", meta.CommitInfo{Command: "behind"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.db.Restore(ctx, meta.Ref{Workspace: name, Rev: 1}, meta.CommitInfo{Command: "empty again"}); err != nil {
+		t.Fatal(err)
+	}
+	// The mount, which saw no group, makes one: it gets number 1 too.
+	mustWrite(t, filepath.Join(dir, "c"), "mine")
+	if err := os.Link(filepath.Join(dir, "c"), filepath.Join(dir, "d")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.db.Restore(ctx, meta.Ref{Workspace: name, Rev: r2.N}, meta.CommitInfo{Command: "restore"}); err != nil {
+		t.Fatal(err)
+	}
+	ino := func(p string) (uint64, uint64) {
+		var st syscall.Stat_t
+		if err := syscall.Lstat(filepath.Join(dir, p), &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Ino, st.Nlink
+	}
+	ia, na := ino("a")
+	ib, nb := ino("b")
+	ic, nc := ino("c")
+	id, nd := ino("d")
+	if ia != ib || ic != id || ia == ic || na != 2 || nb != 2 || nc != 2 || nd != 2 {
+		t.Fatalf("a %d/%d b %d/%d c %d/%d d %d/%d: want two files of two names each", ia, na, ib, nb, ic, nc, id, nd)
+	}
+	if mustRead(t, filepath.Join(dir, "d")) != "mine" || mustRead(t, filepath.Join(dir, "b")) != "theirs" {
+		t.Fatal("the contents mixed")
+	}
+	rev, _ := e.snapshot(name)
+	la, _ := e.db.Lookup(ctx, meta.Ref{Workspace: name, Rev: rev.N}, "a")
+	lc, _ := e.db.Lookup(ctx, meta.Ref{Workspace: name, Rev: rev.N}, "c")
+	ld, _ := e.db.Lookup(ctx, meta.Ref{Workspace: name, Rev: rev.N}, "d")
+	if la.Link == 0 || lc.Link == 0 || la.Link == lc.Link || lc.Link != ld.Link {
+		t.Fatalf("committed groups a %d c %d d %d", la.Link, lc.Link, ld.Link)
 	}
 }

@@ -77,7 +77,10 @@ func (f *FS) loadWorkspace(ctx context.Context, name string) (*workspace, error)
 // load reads a directory's children from its committed tree. The caller
 // holds ws.mu; when the tree must be read, load lets go of it for the read
 // (made under d.io) and takes it again, setting ws.dropped, so a caller
-// that checked something before must check it again (see retrying).
+// that checked something before must check it again (see retrying). The
+// subtrees that hold names of link groups are read with it and installed
+// at once, so every name of a group is loaded with the first, in one
+// hold of the lock.
 func (ws *workspace) load(ctx context.Context, d *entry) error {
 	for d.children == nil {
 		if d.tree.IsZero() {
@@ -87,7 +90,8 @@ func (ws *workspace) load(ctx context.Context, d *entry) error {
 		digest := d.tree
 		ws.mu.Unlock()
 		d.io.Lock()
-		t, err := ws.fsys.db.ReadTree(ctx, digest)
+		trees := map[objects.Digest]*meta.Tree{}
+		err := ws.readLinked(ctx, digest, trees)
 		d.io.Unlock()
 		ws.mu.Lock()
 		if err != nil {
@@ -97,27 +101,53 @@ func (ws *workspace) load(ctx context.Context, d *entry) error {
 		if d.children != nil || d.tree != digest {
 			continue // loaded meanwhile, or moved on by a merge (follow.go)
 		}
-		children := make(map[string]*entry, len(t.Entries))
-		var linked []*entry
-		for _, te := range t.Entries {
-			c := ws.entryFromTree(d, te)
-			children[te.Name] = c
-			if te.Kind == meta.KindDir {
-				d.subdirs++
-				if te.Sub.Linked > 0 {
-					linked = append(linked, c)
-				}
-			}
-		}
-		d.children = children
-		// The other names of the groups named here are below these.
-		for _, c := range linked {
-			if err := ws.load(ctx, c); err != nil {
+		ws.install(d, trees)
+	}
+	return nil
+}
+
+// readLinked reads tree d, and below it every subtree that holds a name
+// of a link group, into trees.
+func (ws *workspace) readLinked(ctx context.Context, d objects.Digest, trees map[objects.Digest]*meta.Tree) error {
+	if _, ok := trees[d]; ok {
+		return nil
+	}
+	t, err := ws.fsys.db.ReadTree(ctx, d)
+	if err != nil {
+		return err
+	}
+	trees[d] = t
+	for _, te := range t.Entries {
+		if te.Kind == meta.KindDir && te.Sub.Linked > 0 {
+			if err := ws.readLinked(ctx, te.Digest, trees); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// install gives d, not loaded, its children from trees (read by
+// readLinked), and the same to each subdirectory whose tree is there.
+// The caller holds ws.mu.
+func (ws *workspace) install(d *entry, trees map[objects.Digest]*meta.Tree) {
+	t := trees[d.tree]
+	children := make(map[string]*entry, len(t.Entries))
+	var linked []*entry
+	for _, te := range t.Entries {
+		c := ws.entryFromTree(d, te)
+		children[te.Name] = c
+		if te.Kind == meta.KindDir {
+			d.subdirs++
+			if _, ok := trees[te.Digest]; ok && te.Sub.Linked > 0 {
+				linked = append(linked, c)
+			}
+		}
+	}
+	d.children = children
+	for _, c := range linked {
+		ws.install(c, trees)
+	}
 }
 
 // entryFromTree makes the live entry of committed entry te in folder d
