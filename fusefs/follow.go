@@ -119,8 +119,43 @@ func (ws *workspace) deliver(w meta.Workspace) {
 		ws.mu.Lock()
 	}
 	notes := ws.apply(w, trees)
+	// A folder left unloaded by the merge under a loaded one, that now
+	// holds names of link groups, is loaded: every name of a group is
+	// loaded with the first (see load).
+	var linked []*entry
+	if len(notes) > 0 && w.Usage.Linked > 0 {
+		linked = ws.unloadedLinked()
+	}
+	for _, d := range linked {
+		if err := ws.load(ctx, d); err != nil {
+			ws.fsys.log.Error("fusefs: a folder holding hard links could not be read after a change made behind the mount",
+				"workspace", ws.name, "path", d.path(), "err", err)
+		}
+	}
 	ws.mu.Unlock()
 	ws.fsys.notify(ws, notes)
+}
+
+// unloadedLinked lists the folders not loaded, under loaded ones, whose
+// committed subtree holds names of link groups. The caller holds ws.mu.
+func (ws *workspace) unloadedLinked() []*entry {
+	var out []*entry
+	var walk func(d *entry)
+	walk = func(d *entry) {
+		for _, c := range d.children {
+			switch {
+			case !c.isDir():
+			case c.children == nil && c.sub.Linked > 0 && !c.dirty:
+				out = append(out, c)
+			case c.children != nil:
+				walk(c)
+			}
+		}
+	}
+	if ws.root.children != nil {
+		walk(ws.root)
+	}
+	return out
 }
 
 // endCommit lets the events of the workspace through again once a commit

@@ -495,3 +495,60 @@ func TestLinkGroupNumbersMeetInAMerge(t *testing.T) {
 		t.Fatalf("committed groups a %d c %d d %d", la.Link, lc.Link, ld.Link)
 	}
 }
+
+// TestMergeLoadsLinkedFolders: when a change made behind the mount puts a
+// second name of a loaded file into a folder the mount has not listed,
+// the file shows both names, and a write through one is committed under
+// both.
+func TestMergeLoadsLinkedFolders(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	const name = "links/follow"
+	dir := e.create(name, nil)
+	blob, err := objects.PutBytes(ctx, e.store, []byte("shared"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := objects.PutBytes(ctx, e.store, []byte("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mtime := time.Unix(1700000000, 0)
+	commit := func(base meta.RevNum, deep []meta.Entry, a meta.Entry) meta.Revision {
+		t.Helper()
+		dt := &meta.Tree{Entries: deep}
+		dd, err := e.db.WriteTree(ctx, dt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		root, err := e.db.WriteTree(ctx, &meta.Tree{Entries: []meta.Entry{a, meta.DirEntry("deep", 0o755, mtime, dd, dt)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _, err := e.db.CommitTree(ctx, name, base, root, "", meta.CommitInfo{Command: "behind"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	plainA := meta.FileEntry("a", 0o644, mtime, blob, 6)
+	r2 := commit(1, []meta.Entry{meta.FileEntry("x", 0o644, mtime, x, 1)}, plainA)
+	// The mount lists the top only: deep stays unloaded.
+	if got := mustRead(t, filepath.Join(dir, "a")); got != "shared" {
+		t.Fatalf("a reads %q", got)
+	}
+	linkedA := plainA
+	linkedA.Link = 1
+	linkedB := linkedA
+	linkedB.Name = "b"
+	commit(r2.N, []meta.Entry{linkedB, meta.FileEntry("x", 0o644, mtime, x, 1)}, linkedA)
+	var st syscall.Stat_t
+	if err := syscall.Lstat(filepath.Join(dir, "a"), &st); err != nil || st.Nlink != 2 {
+		t.Fatalf("a after the change: nlink %d, %v", st.Nlink, err)
+	}
+	mustWrite(t, filepath.Join(dir, "a"), "changed")
+	rev, _ := e.snapshot(name)
+	if got := e.catRev(name, rev.N, "deep/b"); got != "changed" {
+		t.Fatalf("deep/b committed as %q after a write through a", got)
+	}
+}
