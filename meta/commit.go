@@ -41,6 +41,10 @@ const (
 	// OpRename moves Path to To, replacing a file, symlink or empty
 	// directory there as rename(2) does.
 	OpRename OpKind = "rename"
+	// OpMknod makes Path a special file of kind Special (a FIFO, socket
+	// or device, with Rdev), replacing a file or symlink. Mode 0 means
+	// 0644.
+	OpMknod OpKind = "mknod"
 )
 
 // BlobSource opens the content of a blob to upload.
@@ -57,6 +61,12 @@ type Op struct {
 	Mode   fs.FileMode    `json:"mode,omitempty"`
 	MTime  time.Time      `json:"mtime"`
 	Target string         `json:"target,omitempty"`
+	// Special and Rdev: what OpMknod makes.
+	Special EntryKind `json:"special,omitempty"`
+	Rdev    uint64    `json:"rdev,omitempty"`
+	// Xattrs are the extended attributes of what put, mkdir (a new
+	// directory), symlink or mknod makes.
+	Xattrs []Xattr `json:"xattrs,omitempty"`
 	// Source supplies a put's content when the store does not have the
 	// blob yet; nil means the blob must already be stored (a layer that
 	// uploads ahead of the commit holds the blob with DB.Hold until
@@ -84,6 +94,11 @@ func Mkdir(p string, mode fs.FileMode, mtime time.Time) Op {
 // Symlink returns an OpSymlink.
 func Symlink(p, target string, mtime time.Time) Op {
 	return Op{Kind: OpSymlink, Path: p, Target: target, MTime: mtime}
+}
+
+// Mknod returns an OpMknod.
+func Mknod(p string, kind EntryKind, mode fs.FileMode, rdev uint64, mtime time.Time) Op {
+	return Op{Kind: OpMknod, Path: p, Special: kind, Mode: mode, Rdev: rdev, MTime: mtime}
 }
 
 // Remove returns an OpRemove.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -210,7 +211,15 @@ func (ed *editor) apply(ctx context.Context, op *Op) error {
 		return ed.opError(op, errors.New("the workspace root cannot be replaced or removed"))
 	}
 	before := ed.root.sub
-	creates := op.Kind == OpPut || op.Kind == OpMkdir || op.Kind == OpSymlink
+	creates := op.Kind == OpPut || op.Kind == OpMkdir || op.Kind == OpSymlink || op.Kind == OpMknod
+	var xattrs []Xattr
+	if creates && len(op.Xattrs) > 0 {
+		xattrs = cloneXattrs(op.Xattrs)
+		sort.Slice(xattrs, func(i, j int) bool { return xattrs[i].Name < xattrs[j].Name })
+		if err := validXattrs(xattrs); err != nil {
+			return ed.opError(op, err)
+		}
+	}
 	if creates {
 		if err := q.CheckPath(ed.w.Name, p); err != nil {
 			return err
@@ -236,8 +245,11 @@ func (ed *editor) apply(ctx context.Context, op *Op) error {
 		}
 	}
 
+	if op.Kind == OpMknod && !op.Special.Special() {
+		return ed.opError(op, fmt.Errorf("%s is not a FIFO, socket or device", op.Special))
+	}
 	switch op.Kind {
-	case OpPut, OpMkdir, OpSymlink:
+	case OpPut, OpMkdir, OpSymlink, OpMknod:
 		d, name, err := ed.walkParent(ctx, p, true)
 		if err != nil {
 			return ed.opError(op, err)
@@ -256,7 +268,7 @@ func (ed *editor) apply(ctx context.Context, op *Op) error {
 			if mode == 0 {
 				mode = 0o644
 			}
-			d.set(Entry{Name: name, Kind: KindFile, Mode: mode, Size: op.Size, MTime: ed.mtime(op.MTime), Digest: op.Digest})
+			d.set(Entry{Name: name, Kind: KindFile, Mode: mode, Size: op.Size, MTime: ed.mtime(op.MTime), Digest: op.Digest, Xattrs: xattrs})
 		case OpMkdir:
 			if exists && old.Kind != KindDir {
 				return ed.opError(op, fmt.Errorf("%w: a %s is there", ErrExists, old.Kind))
@@ -276,7 +288,7 @@ func (ed *editor) apply(ctx context.Context, op *Op) error {
 			if mode == 0 {
 				mode = 0o755
 			}
-			d.set(Entry{Name: name, Kind: KindDir, Mode: mode, MTime: ed.mtime(op.MTime), Digest: EmptyTreeDigest})
+			d.set(Entry{Name: name, Kind: KindDir, Mode: mode, MTime: ed.mtime(op.MTime), Digest: EmptyTreeDigest, Xattrs: xattrs})
 			k := &mdir{parent: d, name: name, dirty: true}
 			if d.kids == nil {
 				d.kids = make(map[string]*mdir)
@@ -286,7 +298,20 @@ func (ed *editor) apply(ctx context.Context, op *Op) error {
 			if exists && old.Kind == KindDir {
 				return ed.opError(op, fmt.Errorf("%w: a directory is there", ErrExists))
 			}
-			d.set(Entry{Name: name, Kind: KindSymlink, Mode: 0o777, Size: int64(len(op.Target)), MTime: ed.mtime(op.MTime), Target: op.Target})
+			d.set(Entry{Name: name, Kind: KindSymlink, Mode: 0o777, Size: int64(len(op.Target)), MTime: ed.mtime(op.MTime), Target: op.Target, Xattrs: xattrs})
+		case OpMknod:
+			if exists && old.Kind == KindDir {
+				return ed.opError(op, fmt.Errorf("%w: a directory is there", ErrExists))
+			}
+			mode := op.Mode & validModeBits
+			if mode == 0 {
+				mode = 0o644
+			}
+			e := Entry{Name: name, Kind: op.Special, Mode: mode, MTime: ed.mtime(op.MTime), Xattrs: xattrs}
+			if op.Special == KindCharDev || op.Special == KindBlockDev {
+				e.Rdev = op.Rdev
+			}
+			d.set(e)
 		}
 	case OpRemove:
 		d, name, err := ed.walkParent(ctx, p, false)

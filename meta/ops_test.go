@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/wsfs/wsfs/objects"
 )
 
@@ -279,8 +281,29 @@ func TestExportImportRoundTrip(t *testing.T) {
 		diffs, _ := db.Diff(ctx, Ref{Workspace: w.Name}, Ref{Workspace: w2.Name}, DiffOptions{})
 		t.Fatalf("import of the export differs: %+v", diffs)
 	}
+	// FIFOs, devices and user.* attributes come back; trusted.* and
+	// owners are not taken from an archive.
+	data := tarOf(t, &tar.Header{Name: "p", Typeflag: tar.TypeFifo, Mode: 0o640, Uid: 0, Gid: 0},
+		&tar.Header{Name: "null", Typeflag: tar.TypeChar, Mode: 0o666, Devmajor: 1, Devminor: 3},
+		&tar.Header{Name: "x.txt", Typeflag: tar.TypeReg, Mode: 0o644, Format: tar.FormatPAX,
+			PAXRecords: map[string]string{"SCHILY.xattr.user.color": "blue", "SCHILY.xattr.trusted.k": "v"}})
+	w3 := mustCreate(t, db, "acme/c")
+	r3, _, err := db.ImportTar(ctx, w3.Name, bytes.NewReader(data), ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := db.Lookup(ctx, Ref{Workspace: w3.Name, Rev: r3.N}, "p")
+	null, _ := db.Lookup(ctx, Ref{Workspace: w3.Name, Rev: r3.N}, "null")
+	x, _ := db.Lookup(ctx, Ref{Workspace: w3.Name, Rev: r3.N}, "x.txt")
+	if p.Kind != KindFIFO || p.Mode != 0o640 || p.Owned || null.Kind != KindCharDev || null.Rdev != unix.Mkdev(1, 3) ||
+		len(x.Xattrs) != 1 || x.Xattrs[0].Name != "user.color" || string(x.Xattrs[0].Value) != "blue" {
+		t.Fatalf("imported p %+v null %+v x.txt %+v", p, null, x)
+	}
+	if r3.Stats.Specials != 2 {
+		t.Fatalf("imported totals %+v", r3.Stats)
+	}
 	// A hard link becomes a copy.
-	data := tarOf(t, &tar.Header{Name: "f", Typeflag: tar.TypeReg, Mode: 0o644}, &tar.Header{Name: "g", Typeflag: tar.TypeLink, Linkname: "f"})
+	data = tarOf(t, &tar.Header{Name: "f", Typeflag: tar.TypeReg, Mode: 0o644}, &tar.Header{Name: "g", Typeflag: tar.TypeLink, Linkname: "f"})
 	if _, _, err := db.ImportTar(ctx, w2.Name, bytes.NewReader(data), ImportOptions{Under: "sub"}); err != nil {
 		t.Fatal(err)
 	}

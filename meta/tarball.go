@@ -112,12 +112,15 @@ type ImportOptions struct {
 	CommitInfo
 }
 
-// ImportTar commits the files, directories and symlinks of a tar stream as
-// one new revision on top of the head, over what is there (existing files
-// are replaced). Hard links become copies of their target's content. It
-// refuses absolute paths, paths with "..", and device, FIFO and other
-// special entries, naming the entry; the quotas apply as for any commit.
-// Nothing is committed if any entry is refused.
+// ImportTar commits the files, directories, symlinks, FIFOs and devices
+// of a tar stream as one new revision on top of the head, over what is
+// there (existing files are replaced), with their user.* extended
+// attributes (PAX SCHILY.xattr records). Hard links become copies of
+// their target's content, and owners are not taken from the archive (the
+// entries have none, as with put; GNU tar run by a user does the same).
+// It refuses absolute paths, paths with "..", and other entry types,
+// naming the entry; the quotas apply as for any commit. Nothing is
+// committed if any entry is refused.
 func (db *DB) ImportTar(ctx context.Context, ws string, r io.Reader, opts ImportOptions) (Revision, bool, error) {
 	w, err := db.Get(ctx, ws)
 	if err != nil {
@@ -147,6 +150,7 @@ func (db *DB) ImportTar(ctx context.Context, ws string, r io.Reader, opts Import
 		}
 		p := joinPath(under, name)
 		mode := ModeFromUnix(uint32(h.Mode & 0o7777))
+		xattrs := tarXattrs(h)
 		switch h.Typeflag {
 		case tar.TypeReg: // the reader reports old TypeRegA entries as TypeReg
 			if h.Size > w.Quotas.MaxFileBytes {
@@ -157,6 +161,7 @@ func (db *DB) ImportTar(ctx context.Context, ws string, r io.Reader, opts Import
 				return Revision{}, false, fmt.Errorf("meta: import into %s: tar entry %q: %w: %w", w.Name, h.Name, ErrInvalid, err)
 			}
 			op := PutBytes(p, content, mode, h.ModTime)
+			op.Xattrs = xattrs
 			files[p] = op
 			ops = append(ops, op)
 		case tar.TypeLink:
@@ -178,13 +183,22 @@ func (db *DB) ImportTar(ctx context.Context, ws string, r io.Reader, opts Import
 			if mode == 0 {
 				mode = 0o755
 			}
-			ops = append(ops, Mkdir(p, mode, h.ModTime))
+			op := Mkdir(p, mode, h.ModTime)
+			op.Xattrs = xattrs
+			ops = append(ops, op)
 		case tar.TypeSymlink:
-			ops = append(ops, Symlink(p, h.Linkname, h.ModTime))
+			op := Symlink(p, h.Linkname, h.ModTime)
+			op.Xattrs = xattrs
+			ops = append(ops, op)
+		case tar.TypeFifo, tar.TypeChar, tar.TypeBlock:
+			kind := map[byte]EntryKind{tar.TypeFifo: KindFIFO, tar.TypeChar: KindCharDev, tar.TypeBlock: KindBlockDev}[h.Typeflag]
+			op := Mknod(p, kind, mode, unix.Mkdev(uint32(h.Devmajor), uint32(h.Devminor)), h.ModTime)
+			op.Xattrs = xattrs
+			ops = append(ops, op)
 		case tar.TypeXGlobalHeader:
 			continue
 		default:
-			return Revision{}, false, fmt.Errorf("meta: import into %s: tar entry %q: %w: %s entries are not supported (only files, directories, symlinks and hard links)",
+			return Revision{}, false, fmt.Errorf("meta: import into %s: tar entry %q: %w: %s entries are not supported (only files, directories, symlinks, hard links, FIFOs and devices)",
 				w.Name, h.Name, ErrInvalid, tarTypeName(h.Typeflag))
 		}
 	}
@@ -202,6 +216,20 @@ func (db *DB) ImportTar(ctx context.Context, ws string, r io.Reader, opts Import
 		}
 		return rev, ok, err
 	}
+}
+
+// tarXattrs returns the user.* extended attributes of an archive member
+// (PAX SCHILY.xattr records, as GNU tar --xattrs and export write them).
+// Other namespaces are left out: trusted.* is root's on the mount, and
+// security.* and ACLs are not kept.
+func tarXattrs(h *tar.Header) []Xattr {
+	var xs []Xattr
+	for k, v := range h.PAXRecords {
+		if name, ok := strings.CutPrefix(k, "SCHILY.xattr."); ok && strings.HasPrefix(name, "user.") {
+			xs = append(xs, Xattr{Name: name, Value: []byte(v)})
+		}
+	}
+	return xs
 }
 
 // tarEntryPath cleans an archive member name, refusing absolute paths and
