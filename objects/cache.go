@@ -409,6 +409,7 @@ func (c *Cache) Open(ctx context.Context, d Digest, off, length int64) (io.ReadC
 // of a blob too large to keep, which it reads from the remote as is.
 func (c *Cache) openMissing(ctx context.Context, d Digest, off, length int64, deletes uint64) (io.ReadCloser, error) {
 	c.count(func(s *CacheStats) { s.Misses++ })
+	whole := off == 0 && length < 0
 	if off != 0 || length >= 0 {
 		info, err := c.remote.Stat(ctx, d)
 		if err != nil {
@@ -417,10 +418,18 @@ func (c *Cache) openMissing(ctx context.Context, d Digest, off, length int64, de
 		if info.Size > c.maxBytes {
 			return c.remote.Open(ctx, d, off, length)
 		}
+		whole = IsWholeRange(off, length, info.Size)
 	}
 	f, size, err := c.fill(ctx, d, deletes)
 	if errors.Is(err, errCacheFolder) && ctx.Err() == nil {
 		slog.Warn("objects: cache: cannot keep a blob; reading it from the remote store", "blob", d.Short(), "err", err)
+		return c.remote.Open(ctx, d, off, length)
+	}
+	if errors.Is(err, ErrCorrupt) && ctx.Err() == nil && !whole {
+		// A range of a damaged blob is still served, unverified, as by
+		// any store: the bytes asked for may be intact (an object of a
+		// pack whose other bytes are damaged), and their reader checks
+		// them.
 		return c.remote.Open(ctx, d, off, length)
 	}
 	if err != nil {

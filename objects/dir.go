@@ -89,6 +89,9 @@ func (s *Dir) Path(d Digest) string {
 // String names the store in messages.
 func (s *Dir) String() string { return "folder store " + s.root }
 
+// IsLocal implements Local.
+func (s *Dir) IsLocal() bool { return true }
+
 // CleanTemp removes temporary files older than olderThan (all of them if
 // olderThan <= 0, which is only safe when no other process is writing to
 // the folder) and returns how many it removed.

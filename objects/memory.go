@@ -141,6 +141,9 @@ func (m *Memory) List(ctx context.Context, fn func(Info) error) error {
 	return nil
 }
 
+// IsLocal implements Local.
+func (m *Memory) IsLocal() bool { return true }
+
 // Len returns the number of stored blobs.
 func (m *Memory) Len() int {
 	m.mu.RLock()

@@ -212,3 +212,20 @@ func Rewrite(ctx context.Context, s Store, d Digest, r io.Reader, size int64) er
 	}
 	return s.Put(ctx, d, r, size)
 }
+
+// Local is implemented by stores whose blobs are on this machine (the
+// folder store, Memory), where reading a stored copy back costs less than
+// a round trip. A writer that finds content already stored checks the
+// copy of such a store before it trusts it, so that writing the same
+// content again heals a damaged copy; for a remote store it trusts the
+// store, as every request saved counts.
+type Local interface {
+	// IsLocal reports whether the store is on this machine.
+	IsLocal() bool
+}
+
+// IsLocal reports whether s is a local store (see Local).
+func IsLocal(s Store) bool {
+	l, ok := s.(Local)
+	return ok && l.IsLocal()
+}

@@ -279,3 +279,35 @@ func FuzzPackHead(f *testing.F) {
 		}
 	})
 }
+
+// TestPackedCacheConfinesDamage: through a read cache, an object of a
+// pack with another object damaged still reads (the cache cannot keep the
+// damaged pack, and serves the range from the remote instead).
+func TestPackedCacheConfinesDamage(t *testing.T) {
+	ctx := t.Context()
+	remote := objects.NewMemory()
+	p := objects.NewPacked(newCache(t, remote, 8<<20), objects.NewMemoryLocator())
+	objs := packObjects(5, func(i int) int { return 100 + i })
+	packs, err := p.PutBatch(ctx, objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, _ := objects.Get(ctx, remote, packs[0].Digest)
+	bad := packs[0].Entries[1]
+	pb[bad.Offset] ^= 1
+	remote.Tamper(ctx, packs[0].Digest, pb)
+	// A fresh cache over the damaged remote.
+	p = objects.NewPacked(newCache(t, remote, 8<<20), p.Locator())
+	for i, o := range objs {
+		got, err := objects.Get(ctx, p, o.Digest)
+		if i == 1 {
+			if !errors.Is(err, objects.ErrCorrupt) {
+				t.Fatalf("the damaged object: %v, want ErrCorrupt", err)
+			}
+			continue
+		}
+		if err != nil || !bytes.Equal(got, o.Data) {
+			t.Fatalf("object %d of a pack with another object damaged: %v", i, err)
+		}
+	}
+}

@@ -45,8 +45,8 @@ type packedStore struct {
 	tamper TamperFunc
 }
 
-// Put reads the blob (honouring ctx), checks it as every store must, and
-// stores it through PutBatch.
+// Put reads the blob, checks it as every store must, and stores it
+// through PutBatch.
 func (s *packedStore) Put(ctx context.Context, d objects.Digest, r io.Reader, size int64) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("objectstest: put %s: %w", d.Short(), err)
@@ -55,7 +55,10 @@ func (s *packedStore) Put(ctx context.Context, d objects.Digest, r io.Reader, si
 		return fmt.Errorf("objectstest: put %s: negative size %d: %w", d.Short(), size, objects.ErrDigestMismatch)
 	}
 	var buf bytes.Buffer
-	if _, err := io.Copy(&buf, io.LimitReader(ctxReader{ctx, r}, size+1)); err != nil {
+	if _, err := io.Copy(&buf, io.LimitReader(r, size+1)); err != nil {
+		return fmt.Errorf("objectstest: put %s: %w", d.Short(), err)
+	}
+	if err := ctx.Err(); err != nil { // cancelled while the bytes were read
 		return fmt.Errorf("objectstest: put %s: %w", d.Short(), err)
 	}
 	if int64(buf.Len()) != size || objects.Sum(buf.Bytes()) != d {
@@ -85,16 +88,4 @@ func (s *packedStore) Tamper(ctx context.Context, d objects.Digest, content []by
 	l.Length = int64(len(content))
 	s.loc.Set(d, l)
 	return nil
-}
-
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
