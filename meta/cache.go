@@ -109,16 +109,18 @@ func (g *gcGuard) endGC() {
 	g.mu.Unlock()
 }
 
-// deleteUnlessProtected runs del for d unless a commit protected d since
-// the GC started; it reports whether del ran.
-func (g *gcGuard) deleteUnlessProtected(d objects.Digest, del func() error) (bool, error) {
+// deleteUnlessProtected runs del unless a commit protected one of ds
+// since the GC started (or protects it now); it reports whether del ran.
+func (g *gcGuard) deleteUnlessProtected(ds []objects.Digest, del func() error) (bool, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if _, ok := g.seen[d]; ok {
-		return false, nil
-	}
-	if g.inflight[d] > 0 {
-		return false, nil
+	for _, d := range ds {
+		if _, ok := g.seen[d]; ok {
+			return false, nil
+		}
+		if g.inflight[d] > 0 {
+			return false, nil
+		}
 	}
 	return true, del()
 }

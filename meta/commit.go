@@ -3,13 +3,11 @@ package meta
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -173,53 +171,31 @@ func (db *DB) Commit(ctx context.Context, ws string, base RevNum, change Change)
 		return Revision{}, false, err
 	}
 
-	var protected []objects.Digest
-	defer func() { db.guard.release(protected...) }()
-	// Blobs first.
-	puts := make(map[objects.Digest]*Op)
+	// The contents of put operations and the new trees go up with the
+	// manifest (finishCommit): those the store lacks, in one pack when they
+	// are small.
+	u := db.newUpload()
+	defer u.release()
 	for i := range change.Ops {
-		op := &change.Ops[i]
-		if op.Kind == OpPut {
-			if prev, ok := puts[op.Digest]; !ok || prev.Source == nil {
-				puts[op.Digest] = op
-			}
+		if op := &change.Ops[i]; op.Kind == OpPut {
+			u.add(pendingObject{d: op.Digest, tag: tagFile, size: op.Size, src: op.Source, what: op.Path})
 		}
 	}
-	for d := range puts {
-		protected = append(protected, d)
-	}
-	for d := range newTrees {
-		protected = append(protected, d)
-	}
-	db.guard.protect(protected...)
-	// Blobs and trees go up together: nothing committed names either yet,
-	// and the manifest, which names the trees, follows only when all are
-	// stored. One round of store writes instead of two matters on a
-	// folder store, where each write waits for the disk.
-	var uploads []func(ctx context.Context) error
-	for d, op := range puts {
-		uploads = append(uploads, func(ctx context.Context) error { return db.uploadBlob(ctx, w, d, op) })
-	}
 	for d, b := range newTrees {
-		uploads = append(uploads, func(ctx context.Context) error {
-			if err := db.store.Put(ctx, d, bytes.NewReader(b), int64(len(b))); err != nil {
-				return fmt.Errorf("meta: commit to %s: %w: tree %s: %w; the head stays at revision %d", w.Name, ErrStore, d.Short(), err, base)
-			}
-			return nil
-		})
-	}
-	if err := parallel(ctx, db.opts.UploadParallelism, uploads); err != nil {
-		return Revision{}, false, err
-	}
-	for d, t := range ed.decoded {
-		db.trees.add(d, t)
+		u.add(pendingObject{d: d, tag: tagTree, size: int64(len(b)), data: b, what: "a tree"})
 	}
 	rev := &Revision{
 		Workspace: w.Name, WorkspaceID: w.ID, N: base + 1, Parent: base, ParentManifest: baseRev.Manifest,
 		Root: root, Cwd: cwd, Time: change.Time, Command: change.Command, ExitCode: change.ExitCode,
 		Duration: change.Duration, Author: change.Author, Stats: ed.root.sub, Changes: changes,
 	}
-	return db.finishCommit(ctx, w, rev, nil)
+	r, ok, err := db.finishCommit(ctx, w, rev, nil, u)
+	if err == nil {
+		for d, t := range ed.decoded {
+			db.trees.add(d, t)
+		}
+	}
+	return r, ok, err
 }
 
 // revPin names a revision whose tree a commit reuses (Restore, Fork). The
@@ -254,10 +230,21 @@ func (p *revPin) check(tx *bolt.Tx) error {
 // revisions are safe from GC; the caller must not rely on older objects
 // that no retained revision reaches.
 func (db *DB) CommitTree(ctx context.Context, ws string, base RevNum, root objects.Digest, cwd string, info CommitInfo) (Revision, bool, error) {
-	return db.commitTree(ctx, ws, base, root, cwd, info, nil)
+	return db.commitTree(ctx, ws, base, root, cwd, info, nil, nil)
 }
 
-func (db *DB) commitTree(ctx context.Context, ws string, base RevNum, root objects.Digest, cwd string, info CommitInfo, pin *revPin) (Revision, bool, error) {
+// CommitBatch is CommitTree for a root tree built in batch b (with
+// Batch.WriteTree, its files added with Batch.PutBlob): the objects of b
+// that the new tree names and the store lacks are stored with the
+// revision's manifest, in one upload when they are small (see the package
+// doc). Objects the tree names that b does not hold must be in the store,
+// as for CommitTree. CommitBatch closes b.
+func (db *DB) CommitBatch(ctx context.Context, ws string, base RevNum, b *Batch, root objects.Digest, cwd string, info CommitInfo) (Revision, bool, error) {
+	defer b.Close()
+	return db.commitTree(ctx, ws, base, root, cwd, info, nil, b)
+}
+
+func (db *DB) commitTree(ctx context.Context, ws string, base RevNum, root objects.Digest, cwd string, info CommitInfo, pin *revPin, batch *Batch) (Revision, bool, error) {
 	w, baseRev, err := db.commitBase(ctx, ws, base)
 	if err != nil {
 		return Revision{}, false, err
@@ -282,20 +269,28 @@ func (db *DB) commitTree(ctx context.Context, ws string, base RevNum, root objec
 		return Revision{}, false, err
 	}
 	// Every object the new tree has and the base lacks must be stored,
-	// and stay stored until the transaction: protect them from GC, then
-	// check that they are there (the tree cache is not proof).
+	// and stay stored until the transaction: the upload protects them
+	// from GC, stores those the batch holds and the store lacks, and
+	// checks that the others are there (the tree cache is not proof).
 	var fresh []freshObject
 	if err := db.newObjects(ctx, baseRev.Root, root, "", &fresh); err != nil {
 		return Revision{}, false, fmt.Errorf("meta: commit to %s: %w; the head stays at revision %d", w.Name, err, base)
 	}
-	ds := make([]objects.Digest, len(fresh))
-	for i, f := range fresh {
-		ds[i] = f.d
-	}
-	db.guard.protect(ds...)
-	defer db.guard.release(ds...)
-	if err := db.checkStored(ctx, w, fresh); err != nil {
-		return Revision{}, false, err
+	u := db.newUpload()
+	defer u.release()
+	for _, f := range fresh {
+		o := pendingObject{d: f.d, tag: tagFile, size: f.size, what: displayPath(f.path)}
+		if f.tree {
+			o.tag, o.size = tagTree, 0
+		}
+		if bo, ok := batch.object(f.d); ok {
+			o.data, o.src, o.size = bo.data, bo.src, bo.size
+		} else if f.d == EmptyTreeDigest {
+			// The empty tree is stored again if need be: it is tiny and
+			// may have been reclaimed when no revision used it.
+			o.data, o.size = emptyTree, int64(len(emptyTree))
+		}
+		u.add(o)
 	}
 	diffs, err := db.diffTrees(ctx, baseRev.Root, root, "", nil)
 	if err != nil {
@@ -310,7 +305,11 @@ func (db *DB) commitTree(ctx context.Context, ws string, base RevNum, root objec
 		Root: root, Cwd: cwd, Time: info.Time, Command: info.Command, ExitCode: info.ExitCode,
 		Duration: info.Duration, Author: info.Author, Stats: stats, Changes: changes,
 	}
-	return db.finishCommit(ctx, w, rev, pin)
+	r, ok, err := db.finishCommit(ctx, w, rev, pin, u)
+	if err == nil {
+		batch.cacheTrees()
+	}
+	return r, ok, err
 }
 
 // freshObject is an object a new tree names that its base does not.
@@ -365,39 +364,6 @@ func displayPath(p string) string {
 	return p
 }
 
-// checkStored makes sure every fresh object is in the store (with the
-// right size, for blobs). The empty tree is simply stored again: it is
-// tiny and may have been reclaimed when no revision used it.
-func (db *DB) checkStored(ctx context.Context, w *Workspace, fresh []freshObject) error {
-	seen := make(map[objects.Digest]bool, len(fresh))
-	var fns []func(ctx context.Context) error
-	for _, f := range fresh {
-		if seen[f.d] {
-			continue
-		}
-		seen[f.d] = true
-		fns = append(fns, func(ctx context.Context) error {
-			if f.d == EmptyTreeDigest {
-				if err := db.store.Put(ctx, f.d, bytes.NewReader(emptyTree), int64(len(emptyTree))); err != nil {
-					return fmt.Errorf("meta: commit to %s: %w: %w; the head stays at revision %d", w.Name, ErrStore, err, w.Head)
-				}
-				return nil
-			}
-			info, err := db.store.Stat(ctx, f.d)
-			switch {
-			case errors.Is(err, objects.ErrNotFound):
-				return fmt.Errorf("meta: commit to %s: %s: %w: its %s %s is not in the object store", w.Name, displayPath(f.path), ErrInvalid, map[bool]string{true: "tree", false: "content"}[f.tree], f.d.Short())
-			case err != nil:
-				return fmt.Errorf("meta: commit to %s: %w: %w; the head stays at revision %d", w.Name, ErrStore, err, w.Head)
-			case !f.tree && info.Size != f.size:
-				return fmt.Errorf("meta: commit to %s: %s: %w: the tree says %d bytes, the stored blob %s has %d", w.Name, f.path, ErrInvalid, f.size, f.d.Short(), info.Size)
-			}
-			return nil
-		})
-	}
-	return parallel(ctx, db.opts.UploadParallelism, fns)
-}
-
 // checkTotals refuses growth of entries or bytes past the quotas.
 func checkTotals(w *Workspace, before, after Stats, p string) error {
 	q := w.Quotas
@@ -447,17 +413,18 @@ func (db *DB) commitBase(ctx context.Context, ws string, base RevNum) (*Workspac
 	return w, rev, err
 }
 
-// finishCommit writes the manifest and then, in one transaction, the
-// revision, if the head is still rev.Parent.
-func (db *DB) finishCommit(ctx context.Context, w *Workspace, rev *Revision, pin *revPin) (Revision, bool, error) {
+// finishCommit stores the upload's objects with the revision's manifest
+// (last) and then, in one transaction, records the revision and indexes
+// what was stored, if the head is still rev.Parent.
+func (db *DB) finishCommit(ctx context.Context, w *Workspace, rev *Revision, pin *revPin, u *upload) (Revision, bool, error) {
 	rev.Nonce = newID()
 	mb, err := encodeManifest(rev)
 	if err != nil {
 		return Revision{}, false, err
 	}
-	rev.Manifest, err = db.putObject(ctx, mb)
-	defer db.guard.release(rev.Manifest)
-	if err != nil {
+	rev.Manifest = objects.Sum(mb)
+	u.add(pendingObject{d: rev.Manifest, tag: tagManifest, size: int64(len(mb)), data: mb, what: "the manifest", last: true})
+	if err := u.run(ctx); err != nil {
 		return Revision{}, false, fmt.Errorf("meta: commit to %s: %w; the head stays at revision %d", w.Name, err, rev.Parent)
 	}
 	var after *Workspace
@@ -483,87 +450,19 @@ func (db *DB) finishCommit(ctx context.Context, w *Workspace, rev *Revision, pin
 		if err := db.pruneTx(tx, cur); err != nil {
 			return err
 		}
+		if err := u.record(tx); err != nil {
+			return err
+		}
 		return putWorkspace(tx, cur)
 	})
 	if err != nil {
-		// The manifest names a revision that does not exist; remove it so
-		// that Recover cannot mistake it for a committed one.
-		db.deleteObjects(ctx, "a failed commit to "+w.Name, rev.Manifest)
+		// The manifest names a revision that does not exist; remove its
+		// pack so that Recover cannot mistake it for a committed one.
+		u.discard(ctx, "a failed commit to "+w.Name)
 		return Revision{}, false, err
 	}
 	db.emit(EventCommit, *after)
 	return *rev, true, nil
-}
-
-// uploadBlob makes sure a put's blob is stored, uploading it from its
-// source if it is missing.
-func (db *DB) uploadBlob(ctx context.Context, w *Workspace, d objects.Digest, op *Op) error {
-	info, err := db.store.Stat(ctx, d)
-	if err == nil {
-		if info.Size != op.Size {
-			return fmt.Errorf("meta: commit to %s: %s: %w: the op says %d bytes, the stored blob %s has %d", w.Name, op.Path, ErrInvalid, op.Size, d.Short(), info.Size)
-		}
-		return nil
-	}
-	if !errors.Is(err, objects.ErrNotFound) {
-		return fmt.Errorf("meta: commit to %s: %s: %w: %w; the head stays at revision %d", w.Name, op.Path, ErrStore, err, w.Head)
-	}
-	if op.Source == nil {
-		return fmt.Errorf("meta: commit to %s: %s: %w: blob %s is not in the store and the change gives no source", w.Name, op.Path, ErrInvalid, d.Short())
-	}
-	rc, err := op.Source(ctx)
-	if err != nil {
-		return fmt.Errorf("meta: commit to %s: %s: reading the content: %w; the head stays at revision %d", w.Name, op.Path, err, w.Head)
-	}
-	defer rc.Close()
-	if err := db.store.Put(ctx, d, rc, op.Size); err != nil {
-		if errors.Is(err, objects.ErrDigestMismatch) {
-			return fmt.Errorf("meta: commit to %s: %s: %w: %w", w.Name, op.Path, ErrInvalid, err)
-		}
-		return fmt.Errorf("meta: commit to %s: %s: %w: %w; the head stays at revision %d", w.Name, op.Path, ErrStore, err, w.Head)
-	}
-	return nil
-}
-
-// parallel runs fns with at most n at a time and returns the first error;
-// the others see a cancelled context after it.
-func parallel(ctx context.Context, n int, fns []func(ctx context.Context) error) error {
-	if len(fns) == 0 {
-		return nil
-	}
-	if len(fns) == 1 {
-		return fns[0](ctx)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	sem := make(chan struct{}, n)
-	var wg sync.WaitGroup
-	var once sync.Once
-	var first error
-	for _, fn := range fns {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := fn(ctx); err != nil {
-				once.Do(func() { first = err; cancel() })
-			}
-		}()
-	}
-	wg.Wait()
-	if first == nil {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-	}
-	return first
 }
 
 // sortedKeys returns the keys of m in order.

@@ -2,6 +2,7 @@ package meta
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -43,7 +44,9 @@ func crashChild(dir string) int {
 	}
 	const ws = "crash/w"
 	if _, err := db.Get(ctx, ws); err != nil {
-		if _, err := db.Create(ctx, ws, CreateOptions{Retention: Retention{KeepLast: 40}}); err != nil {
+		q := DefaultQuotas()
+		q.MaxFileBytes, q.MaxWorkspaceBytes = 1<<20, 64<<20
+		if _, err := db.Create(ctx, ws, CreateOptions{Retention: Retention{KeepLast: 40}, Quotas: &q}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
@@ -57,7 +60,16 @@ func crashChild(dir string) int {
 		}
 		p := fmt.Sprintf("d%d/f%d", i%3, i%7)
 		content := fmt.Sprintf("pid %d commit %d", os.Getpid(), i)
+		// Small files go up in the commit's pack, a large one (every
+		// fourth commit) as a single blob before it.
 		ops := []Op{PutBytes(p, []byte(content), 0, time.Time{})}
+		for j := range i % 3 {
+			ops = append(ops, PutBytes(fmt.Sprintf("e%d/g%d", j, i%11), []byte(fmt.Sprintf("%s extra %d", content, j)), 0, time.Time{}))
+		}
+		if i%4 == 3 {
+			big := bytes.Repeat([]byte(content+"\n"), objects.PackThreshold/len(content)+1)
+			ops = append(ops, PutBytes(fmt.Sprintf("big%d", i%2), big, 0, time.Time{}))
+		}
 		if i%5 == 4 {
 			ops = append(ops, Remove(fmt.Sprintf("d%d", (i+1)%3)))
 		}

@@ -45,16 +45,18 @@ type Options struct {
 // and blobs live in. It is safe for concurrent use. Only one process can
 // have a DB open for writing at a time.
 type DB struct {
-	path   string
-	bolt   *bolt.DB
-	store  objects.Store
-	opts   Options
-	log    *slog.Logger
-	now    func() time.Time
-	trees  *treeCache
-	guard  gcGuard
-	subs   subscribers
-	closed sync.Once
+	path    string
+	bolt    *bolt.DB
+	raw     objects.Store // the store as opened: packs and single blobs
+	store   objects.Store // its packed view (objects.Packed over the object index)
+	opts    Options
+	log     *slog.Logger
+	now     func() time.Time
+	trees   *treeCache
+	pending pendingTrees // the trees of open batches
+	guard   gcGuard
+	subs    subscribers
+	closed  sync.Once
 }
 
 // DBFileName is the name of the database file inside a wsfs data folder.
@@ -109,12 +111,13 @@ func Open(ctx context.Context, path string, store objects.Store, opts Options) (
 	db := &DB{
 		path:  path,
 		bolt:  bdb,
-		store: store,
+		raw:   store,
 		opts:  opts,
 		log:   opts.Logger,
 		now:   opts.Now,
 		trees: newTreeCache(opts.TreeCacheSize),
 	}
+	db.store = objects.NewPacked(store, locator{db})
 	if err := db.initSchema(); err != nil {
 		bdb.Close()
 		return nil, err
@@ -208,6 +211,9 @@ func (db *DB) initSchema() error {
 					return err
 				}
 			}
+			if err := createObjIndex(tx); err != nil {
+				return err
+			}
 			if err := tx.Bucket(bucketMeta).Put(keyCreated, []byte(db.now().UTC().Format(time.RFC3339Nano))); err != nil {
 				return err
 			}
@@ -233,6 +239,11 @@ func (db *DB) checkBuckets() error {
 				return corruptf(db.path, "bucket %q is missing", name)
 			}
 		}
+		for _, name := range [][]byte{bucketLoc, bucketPacks} {
+			if tx.Bucket(bucketObjIndex).Bucket(name) == nil {
+				return corruptf(db.path, "bucket objindex/%s is missing", name)
+			}
+		}
 		return nil
 	})
 }
@@ -240,7 +251,10 @@ func (db *DB) checkBuckets() error {
 // Path returns the database file's path.
 func (db *DB) Path() string { return db.path }
 
-// Store returns the object store the database was opened with.
+// Store returns the object store as readers use it: the store the
+// database was opened with, seen through the object index, so that
+// objects in packs read like single blobs (objects.Packed). Its Close
+// closes the store the database was opened with.
 func (db *DB) Store() objects.Store { return db.store }
 
 // Close closes the database and removes the pid file. It is safe to call

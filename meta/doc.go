@@ -32,13 +32,15 @@
 // Commit(ws, base, change) applies path operations (put, mkdir, symlink,
 // remove, chmod, chtimes, rename) to revision base. It loads and rewrites
 // only the directories on the changed paths, so its cost grows with the
-// change, not with the workspace. It uploads the missing blobs and the new
-// trees (in parallel: nothing committed names them yet), then the
-// revision's manifest, and only then runs one bbolt transaction that
-// checks the head is still base (else ErrStale, nothing written) and
-// records the revision. A change that leaves the tree and the
-// cwd as they were writes nothing. CommitTree commits a whole new root tree
-// (built with WriteTree, or taken from another revision by Restore).
+// change, not with the workspace. It stores what the store lacks of the
+// new contents and trees, with the revision's manifest (see "Packs and
+// the object index" below: usually one upload in all), and only then runs
+// one bbolt transaction that checks the head is still base (else
+// ErrStale, nothing written), records the revision and indexes what was
+// stored. A change that leaves the tree and the cwd as they were writes
+// nothing. CommitTree commits a whole new root tree (taken from another
+// revision by Restore, or built with WriteTree); CommitBatch commits one
+// built in a Batch, whose objects then travel with the manifest.
 //
 // History is never rewritten: Restore adds a revision equal to an older
 // one, Fork starts a new workspace from any revision without copying a
@@ -56,20 +58,23 @@
 //     *QuotaError's Kind maps to an errno (NameTooLong: ENAMETOOLONG,
 //     QuotaFileBytes: EFBIG, the others: EDQUOT). Commit enforces the same
 //     limits again, so every write path holds them.
-//   - Upload spooled files with Store().Put while holding their digests
-//     (Hold) and commit the dirty paths as Ops with a nil Source on the
+//   - Commit a mount's changes in a Batch: add each written file with
+//     PutBlob (its digest and a source to read it from, only read if the
+//     store lacks it), build the changed directories with Batch.WriteTree
+//     (FileEntry, DirEntry, SymlinkEntry) and CommitBatch the root on the
 //     base the mount started from; ErrStale means someone else committed
-//     (an admin restore, say): re-read and retry. Or build trees with
-//     WriteTree (FileEntry, DirEntry, SymlinkEntry) and CommitTree the root.
+//     (an admin restore, say): re-read and retry. Store().Put and Hold
+//     remain for layers that upload ahead of a commit of Ops with a nil
+//     Source.
 //   - Subscribe reports every change this DB makes (commit, restore,
 //     settings, delete) with the new Workspace record, so the mount can
 //     drop its view of a workspace after a restore or a quota change.
 //
 // # Object store layout
 //
-// The object store (objects.Store) knows only digests: every object is a
-// blob under "blobs/<2 hex>/<64 hex>". Besides file contents, meta writes
-// four kinds of metadata objects, told apart by a first line:
+// The object store (objects.Store) knows only digests: every blob is
+// stored under "blobs/<2 hex>/<64 hex>". Besides file contents, meta
+// writes five kinds of metadata objects, told apart by a first line:
 //
 //	"wsfs-tree1\n"  a directory (binary encoding, see encodeTree)
 //	"wsfs-tree2\n"  a directory with owners, link groups (hard links),
@@ -83,13 +88,44 @@
 //	                kind, owner), rewritten with a growing sequence number
 //	                on every Update
 //	"wsfs-del1\n"   a tombstone: this workspace incarnation was deleted
+//	"wsfs-oref1\n"  a kept command output's reference: the workspace
+//	                incarnation and the output's digest (PutOutput)
+//
+// # Packs and the object index
+//
+// An object smaller than objects.PackThreshold (512 KiB) is not stored as
+// a blob of its own: the objects an operation stores go up together in a
+// pack (objects.EncodePack: one blob holding many objects, with its own
+// index of digest, tag and length; at most 8 MiB each), so that a commit
+// of 100 small files is one upload instead of 200 requests. The tag of
+// each packed object is its kind (tagFile, tagTree, tagManifest,
+// tagSettings, tagTombstone, tagOutput, tagOutputRef). A larger object is
+// a single blob, stored with one conditional write. The manifest travels
+// in the last pack, uploaded once everything it names is stored.
+//
+// The object index (objindex.go, its own bucket) maps every digest meta
+// knows to where it is: a single blob, or a pack with offset and length,
+// and a mark for a copy found damaged. Commits look objects up there, not
+// in the store, so an object already stored costs no request; readers
+// (Store() is an objects.Packed over the index) fetch a packed object with
+// one ranged read of its pack, verified against the object's digest. The
+// index never names what is not stored (a pack is recorded in the
+// transaction that commits what uses it; gc drops objects from it before
+// it deletes them); it may miss what is: objects of a store written
+// before packs are found with Stat when a commit needs them, and indexed
+// then. On a local store (objects.Local) a commit that finds its content
+// already stored reads the copy back before trusting it, so writing the
+// same content again heals a damaged copy; on a remote store, a copy a
+// read finds damaged is marked, and the next write stores a good one.
 //
 // Because everything meta.db knows is also in the store, Recover rebuilds
 // meta.db from the bucket alone: it lists the blobs, reads the first bytes
-// of each to classify it, takes the newest settings of every incarnation
-// that has no tombstone, and follows the chain of manifests back from the
-// newest one. meta.db is the index that makes reads fast and commits
-// atomic; the store is the record.
+// of each to classify it, reads every pack (its index, then its objects,
+// each verified), takes the newest settings of every incarnation that has
+// no tombstone, follows the chain of manifests back from the newest one,
+// references the kept outputs again, and writes the object index anew.
+// meta.db is the index that makes reads fast and commits atomic; the
+// store is the record.
 //
 // # meta.db
 //
@@ -105,10 +141,16 @@
 //   - A committed revision is never changed or damaged, whether a commit
 //     is killed at any point (crash_test.go), the store dies mid-commit, a
 //     quota is hit or commits race on one base (ops_test.go).
-//   - Blobs and trees are stored before the transaction that names them.
-//   - GC deletes only blobs that no retained revision reaches and that are
-//     older than the grace period, never one a commit in progress uses, and
-//     it deletes nothing after a listing or read error (gc_test.go).
+//   - Blobs and trees are stored before the transaction that names them,
+//     and a manifest only after everything it names (packs_test.go counts
+//     the uploads of each operation).
+//   - GC deletes only blobs (and packs) that no retained revision reaches
+//     and that are older than the grace period, never one a commit in
+//     progress uses; it writes the live objects of a pack it repacks to a
+//     new pack before the old one goes, and it deletes nothing after a
+//     listing or read error (gc_test.go, packs_test.go, stress_test.go).
+//   - A store written before packs keeps working (compat_test.go opens
+//     testdata/v2store).
 //   - The model test (model_test.go) checks commit, restore, fork, delete
 //     and retention against a plain in-memory model.
 package meta

@@ -26,7 +26,11 @@ type FsckOptions struct {
 type Problem struct {
 	// Kind is a stable short name: "db", "workspace", "revision",
 	// "manifest", "tree", "blob-missing", "blob-corrupt", "blob-size",
-	// "stats", "store".
+	// "stats", "store", "output", "pack" (a pack that retained revisions
+	// use is missing, damaged or does not match the object index),
+	// "index" (the
+	// object index cannot be read or lacks a pack that holds needed
+	// objects).
 	Kind      string `json:"kind"`
 	Workspace string `json:"workspace,omitempty"`
 	Rev       RevNum `json:"rev,omitempty"`
@@ -44,6 +48,7 @@ type FsckReport struct {
 	Trees      int        `json:"trees"`
 	Blobs      int        `json:"blobs"`
 	Bytes      int64      `json:"bytes"`
+	Packs      int        `json:"packs"`
 	Problems   []Problem  `json:"problems"`
 	Orphans    []BlobInfo `json:"orphans"`
 }
@@ -116,6 +121,9 @@ func (db *DB) Fsck(ctx context.Context, opts FsckOptions) (*FsckReport, error) {
 		}
 		for _, d := range wr.outputs {
 			refs[d] = struct{}{}
+			// Its reference object is not required (outputs recorded
+			// before there were any have none); --repair stores it.
+			refs[objects.Sum(encodeOutputRef(w.ID, d))] = struct{}{}
 			if _, err := db.store.Stat(ctx, d); err != nil {
 				c.problem(Problem{Kind: "output", Workspace: w.Name, Digest: d.String(), Detail: "a command's kept output: " + err.Error()})
 			}
@@ -128,17 +136,135 @@ func (db *DB) Fsck(ctx context.Context, opts FsckOptions) (*FsckReport, error) {
 			}
 		}
 	}
-	err = db.store.List(ctx, func(info objects.Info) error {
-		if _, ok := refs[info.Digest]; !ok {
-			rep.Orphans = append(rep.Orphans, BlobInfo{Digest: info.Digest, Size: info.Size, ModTime: info.ModTime})
-		}
-		return nil
-	})
-	if err != nil {
-		c.problem(Problem{Kind: "store", Detail: "listing the object store: " + err.Error()})
-	}
+	c.checkStore(ctx)
 	sort.Slice(rep.Orphans, func(i, j int) bool { return rep.Orphans[i].Digest.String() < rep.Orphans[j].Digest.String() })
 	return rep, nil
+}
+
+// checkStore lists the store: every pack the object index records must be
+// there, with the index it was recorded with; a stored pack the index does
+// not record must not hold objects that retained revisions need; and
+// blobs and packs that nothing reaches are orphans.
+func (c *fsckRun) checkStore(ctx context.Context) {
+	db := c.db
+	var listed []objects.Info
+	if err := db.raw.List(ctx, func(info objects.Info) error {
+		listed = append(listed, info)
+		return nil
+	}); err != nil {
+		c.problem(Problem{Kind: "store", Detail: "listing the object store: " + err.Error()})
+		return
+	}
+	packs := map[objects.Digest]*packRecord{}
+	locs := map[objects.Digest]indexEntry{}
+	err := db.view(func(tx *bolt.Tx) error {
+		if err := indexForEachPack(tx, func(p *packRecord) error { packs[p.Digest] = p; return nil }); err != nil {
+			return err
+		}
+		return indexForEach(tx, func(d objects.Digest, e indexEntry) error {
+			locs[d] = e
+			return nil
+		})
+	})
+	if err != nil {
+		c.problem(Problem{Kind: "index", Detail: err.Error() + "; run wsfs fsck --repair to rebuild the object index"})
+		return
+	}
+	livePacks := map[objects.Digest]bool{}
+	for d := range c.refs {
+		if e, ok := locs[d]; ok && e.InPack() {
+			livePacks[e.Pack] = true
+		}
+	}
+	byDigest := make(map[objects.Digest]objects.Info, len(listed))
+	for _, info := range listed {
+		byDigest[info.Digest] = info
+	}
+	for _, p := range packs {
+		c.rep.Packs++
+		info, ok := byDigest[p.Digest]
+		if !ok {
+			if livePacks[p.Digest] {
+				c.problem(Problem{Kind: "pack", Digest: p.Digest.String(), Detail: "the object index records this pack of objects that retained revisions use, and the store does not have it"})
+			}
+			continue
+		}
+		if info.Size != p.Size {
+			c.problem(Problem{Kind: "pack", Digest: p.Digest.String(), Detail: fmt.Sprintf("the store has %d bytes, the object index says %d", info.Size, p.Size)})
+			continue
+		}
+		if livePacks[p.Digest] {
+			c.checkPack(ctx, p)
+		}
+	}
+	var candidates []objects.Info
+	for _, info := range listed {
+		if _, ok := c.refs[info.Digest]; ok {
+			continue
+		}
+		if _, ok := packs[info.Digest]; ok {
+			if !livePacks[info.Digest] {
+				c.rep.Orphans = append(c.rep.Orphans, BlobInfo{Digest: info.Digest, Size: info.Size, ModTime: info.ModTime})
+			}
+			continue
+		}
+		candidates = append(candidates, info)
+	}
+	// Unreached blobs: orphans, unless one is a pack the index does not
+	// know that holds objects the revisions need.
+	kinds, err := classifyAll(ctx, db.raw, candidates, RecoverOptions{})
+	if err != nil {
+		c.problem(Problem{Kind: "store", Detail: "reading the store: " + err.Error()})
+		return
+	}
+	for i, info := range candidates {
+		if kinds[i] == objPack {
+			c.rep.Packs++
+			if idx, err := objects.ReadPackIndex(ctx, db.raw, info.Digest); err == nil {
+				needed := false
+				for _, e := range idx.Entries {
+					if _, ref := c.refs[e.Digest]; ref {
+						if loc, ok := locs[e.Digest]; !ok || loc.Damaged {
+							needed = true
+						}
+					}
+				}
+				if needed {
+					c.problem(Problem{Kind: "index", Digest: info.Digest.String(), Detail: "this pack holds objects of retained revisions and the object index does not record it; run wsfs fsck --repair to rebuild the index"})
+					continue
+				}
+			}
+		}
+		if kinds[i] != objGone {
+			c.rep.Orphans = append(c.rep.Orphans, BlobInfo{Digest: info.Digest, Size: info.Size, ModTime: info.ModTime})
+		}
+	}
+}
+
+// checkPack compares the index of a stored pack that retained revisions
+// use (one ranged read) with its record in the object index. The objects
+// in it are checked where the revisions use them (a damaged object that
+// nothing uses harms nothing; gc drops it).
+func (c *fsckRun) checkPack(ctx context.Context, p *packRecord) {
+	pr := Problem{Kind: "pack", Digest: p.Digest.String()}
+	idx, err := objects.ReadPackIndex(ctx, c.db.raw, p.Digest)
+	if err != nil {
+		pr.Detail = "reading it: " + err.Error()
+		c.problem(pr)
+		return
+	}
+	if len(idx.Entries) != len(p.Entries) {
+		pr.Detail = fmt.Sprintf("its index lists %d objects, the object index recorded %d", len(idx.Entries), len(p.Entries))
+		c.problem(pr)
+		return
+	}
+	for i, e := range idx.Entries {
+		if e != p.Entries[i] {
+			pr.Detail = fmt.Sprintf("its index differs from the object index's record at object %d (%s)", i, e.Digest.Short())
+			c.problem(pr)
+			return
+		}
+	}
 }
 
 func (db *DB) listTx(tx *bolt.Tx) ([]Workspace, error) {

@@ -39,15 +39,28 @@ type GCReport struct {
 	Workspaces int  `json:"workspaces"`
 	Revisions  int  `json:"revisions"` // retained revisions marked from
 	Reachable  int  `json:"reachable"` // distinct reachable objects
-	Listed     int  `json:"listed"`    // blobs in the store
-	// Young counts unreached blobs spared by the grace period.
+	Listed     int  `json:"listed"`    // blobs in the store (a pack counts once)
+	Packs      int  `json:"packs"`     // of which packs
+	// Young counts unreached blobs and packs spared by the grace period.
 	Young int `json:"young"`
-	// Garbage lists unreached blobs older than the grace period (deleted
-	// unless DryRun; Skipped ones excepted).
+	// Garbage lists unreached blobs, and packs none of whose objects is
+	// reached, older than the grace period (deleted unless DryRun;
+	// Skipped ones excepted).
 	Garbage      []BlobInfo `json:"garbage"`
 	GarbageBytes int64      `json:"garbage_bytes"`
 	Deleted      int        `json:"deleted"`
 	DeletedBytes int64      `json:"deleted_bytes"`
+	// Repack lists the packs older than the grace period that are mostly
+	// garbage (less than half of their bytes reached): their live objects
+	// are written to new packs and then they are deleted (unless DryRun).
+	Repack       []BlobInfo `json:"repack"`
+	RepackBytes  int64      `json:"repack_bytes"`  // what the repacked packs held
+	Repacked     int        `json:"repacked"`      // packs replaced
+	RepackedLive int64      `json:"repacked_live"` // bytes copied to new packs
+	// Unindexed counts packs the object index does not know that hold
+	// reached objects found nowhere else: kept, and indexed again (run
+	// wsfs fsck --repair to rebuild the whole index).
+	Unindexed int `json:"unindexed,omitempty"`
 	// Skipped counts garbage left alone because a commit in progress
 	// started using it.
 	Skipped int `json:"skipped"`
@@ -56,15 +69,27 @@ type GCReport struct {
 // ErrGCRunning reports a GC started while another runs.
 var ErrGCRunning = errors.New("meta: gc is already running")
 
-// GC finds the blobs that no retained revision of any workspace reaches
+// GC finds the objects that no retained revision of any workspace reaches
 // (file contents, trees, manifests, plus the current settings object of
-// each workspace and the tombstones) and, with Delete, removes those older
-// than the grace period. Before marking, Delete also drops from the
-// database the revisions that retention no longer keeps. GC stops at the
-// first listing or read error and then deletes nothing. It deletes
-// manifests first, then trees, then file contents, so that a GC cut short
-// never leaves a manifest whose objects are gone. Commits may run
-// meanwhile: a blob a commit starts using while GC runs is never deleted.
+// each workspace, the tombstones and the kept command outputs) and, with
+// Delete, removes those older than the grace period. Before marking,
+// Delete also drops from the database the revisions that retention no
+// longer keeps.
+//
+// Objects live as single blobs or in packs. A single blob is garbage when
+// nothing reaches it; a pack when none of the objects the object index
+// locates in it is reached. A pack that is mostly garbage (less than half
+// of its bytes reached) is repacked: its live objects are read (verified)
+// and written to a new pack, which the index then locates them in, and
+// only then is the old pack deleted. An object leaves the index before its
+// blob or pack leaves the store, so the index never names a deleted one.
+//
+// GC stops at the first listing or read error, deleting nothing after it
+// (nothing at all if the error came before the first deletion). It deletes
+// what holds manifests first, newest first, then trees, then file
+// contents, so that a GC cut short never leaves a manifest whose objects
+// are gone. Commits may run meanwhile: an object a commit starts using
+// while GC runs is never deleted, nor is the pack that holds it.
 func (db *DB) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	if opts.Grace <= 0 {
 		opts.Grace = time.Hour
@@ -93,79 +118,335 @@ func (db *DB) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		return nil, fmt.Errorf("meta: gc: %w; nothing was deleted%s", err, hint)
 	}
 	rep.Reachable = len(reach)
-	cutoff := db.now().Add(-opts.Grace)
-	err = db.store.List(ctx, func(info objects.Info) error {
-		rep.Listed++
-		if _, ok := reach[info.Digest]; ok {
-			return nil
-		}
-		if !info.ModTime.Before(cutoff) {
-			rep.Young++
-			return nil
-		}
-		rep.Garbage = append(rep.Garbage, BlobInfo{Digest: info.Digest, Size: info.Size, ModTime: info.ModTime})
-		rep.GarbageBytes += info.Size
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("meta: gc: listing the object store: %w; nothing was deleted", err)
-	}
-	sort.Slice(rep.Garbage, func(i, j int) bool { return rep.Garbage[i].Digest.String() < rep.Garbage[j].Digest.String() })
-	if !opts.Delete {
-		return rep, nil
-	}
-	// Delete manifests first, then trees, then contents, so that an
-	// interrupted GC never leaves a manifest whose trees or blobs are gone
-	// (Recover trusts manifests). That needs the kind of each victim.
-	infos := make([]objects.Info, len(rep.Garbage))
-	for i, g := range rep.Garbage {
-		infos[i] = objects.Info{Digest: g.Digest, Size: g.Size, ModTime: g.ModTime}
-	}
-	kinds, err := classifyAll(ctx, db.store, infos, RecoverOptions{})
+	plan, err := db.gcPlan(ctx, reach, opts.Grace, rep)
 	if err != nil {
 		return nil, fmt.Errorf("meta: gc: %w; nothing was deleted", err)
 	}
-	rank := func(k objectKind) int {
-		switch k {
-		case objRevision:
-			return 0
-		case objSettings, objTombstone:
-			return 1
-		case objTree:
-			return 2
-		}
-		return 3
+	if !opts.Delete {
+		return rep, nil
 	}
-	order := make([]int, len(infos))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return rank(kinds[order[a]]) < rank(kinds[order[b]]) })
-	victims := make([]BlobInfo, 0, len(order))
-	for _, j := range order {
-		if kinds[j] != objGone {
-			victims = append(victims, rep.Garbage[j])
+	for _, p := range plan.adopt {
+		if err := db.update(func(tx *bolt.Tx) error { return indexAddPack(tx, p) }); err != nil {
+			return rep, fmt.Errorf("meta: gc: indexing pack %s: %w; nothing was deleted", p.Digest.Short(), err)
 		}
 	}
-	for i, g := range victims {
+	total := len(plan.victims)
+	done := 0
+	progress := func() {
+		done++
+		if opts.Progress != nil {
+			opts.Progress(done, total+len(plan.repack))
+		}
+	}
+	for _, v := range plan.victims {
 		if err := ctx.Err(); err != nil {
-			return rep, fmt.Errorf("meta: gc: %w after deleting %d of %d blobs", err, rep.Deleted, len(victims))
+			return rep, fmt.Errorf("meta: gc: %w after deleting %d of %d blobs", err, rep.Deleted, total)
 		}
-		ran, err := db.guard.deleteUnlessProtected(g.Digest, func() error { return db.store.Delete(ctx, g.Digest) })
+		ran, err := db.deleteVictim(ctx, v)
 		if err != nil {
-			return rep, fmt.Errorf("meta: gc: deleting %s: %w (deleted %d of %d blobs; the rest are still garbage)", g.Digest.Short(), err, rep.Deleted, len(victims))
+			return rep, fmt.Errorf("meta: gc: deleting %s: %w (deleted %d of %d blobs; the rest are still garbage)", v.info.Digest.Short(), err, rep.Deleted, total)
 		}
 		if ran {
 			rep.Deleted++
-			rep.DeletedBytes += g.Size
+			rep.DeletedBytes += v.info.Size
 		} else {
 			rep.Skipped++
 		}
-		if opts.Progress != nil {
-			opts.Progress(i+1, len(victims))
-		}
+		progress()
+	}
+	if err := db.repack(ctx, plan.repack, reach, rep, progress); err != nil {
+		return rep, fmt.Errorf("meta: gc: repacking: %w (the packs not repacked yet are kept)", err)
 	}
 	return rep, nil
+}
+
+// gcVictim is a blob GC deletes: a single blob, or a pack with the
+// objects it holds.
+type gcVictim struct {
+	info    objects.Info
+	pack    bool
+	entries []objects.PackEntry
+	rank    int
+}
+
+type gcPlan struct {
+	victims []gcVictim
+	repack  []*packRecord
+	adopt   []objects.PackInfo // packs missing from the index that hold live objects
+}
+
+// rankOf orders deletions: manifests first, then settings and tombstones,
+// then trees, then everything else.
+func rankOf(tag byte) int {
+	switch tag {
+	case tagManifest:
+		return 0
+	case tagSettings, tagTombstone, tagOutputRef:
+		return 1
+	case tagTree:
+		return 2
+	}
+	return 3
+}
+
+func kindRank(k objectKind) int {
+	switch k {
+	case objRevision:
+		return 0
+	case objSettings, objTombstone:
+		return 1
+	case objTree:
+		return 2
+	}
+	return 3
+}
+
+// gcPlan lists the store and decides what to delete and what to repack,
+// filling in rep. It deletes nothing.
+func (db *DB) gcPlan(ctx context.Context, reach map[objects.Digest]struct{}, grace time.Duration, rep *GCReport) (*gcPlan, error) {
+	var listed []objects.Info
+	if err := db.raw.List(ctx, func(info objects.Info) error {
+		listed = append(listed, info)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("listing the object store: %w", err)
+	}
+	packs := map[objects.Digest]*packRecord{}
+	locs := map[objects.Digest]indexEntry{} // of reached objects
+	err := db.view(func(tx *bolt.Tx) error {
+		if err := indexForEachPack(tx, func(p *packRecord) error { packs[p.Digest] = p; return nil }); err != nil {
+			return err
+		}
+		for d := range reach {
+			e, ok, err := indexLocate(tx, d)
+			if err != nil {
+				return err
+			}
+			if ok {
+				locs[d] = e
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	singles := make(map[objects.Digest]bool, len(listed))
+	for _, info := range listed {
+		singles[info.Digest] = true
+	}
+	// live reports whether pack p holds a reached object that the index
+	// locates there, or that is stored nowhere else.
+	liveIn := func(p objects.Digest, e objects.PackEntry) bool {
+		if _, ok := reach[e.Digest]; !ok {
+			return false
+		}
+		loc, ok := locs[e.Digest]
+		switch {
+		case ok && !loc.Damaged:
+			return loc.Pack == p
+		case ok:
+			return true // the indexed copy is damaged: this one may be good
+		}
+		return !singles[e.Digest] // unindexed: live here unless a single blob holds it
+	}
+	cutoff := db.now().Add(-grace)
+	plan := &gcPlan{}
+	var candidates []objects.Info
+	for _, info := range listed {
+		rep.Listed++
+		if _, ok := reach[info.Digest]; ok {
+			continue
+		}
+		young := !info.ModTime.Before(cutoff)
+		if p, ok := packs[info.Digest]; ok {
+			rep.Packs++
+			var live, data int64
+			rank := 3
+			for _, e := range p.Entries {
+				data += e.Length
+				rank = min(rank, rankOf(e.Tag))
+				if liveIn(p.Digest, e) {
+					live += e.Length + 1 // an empty object is live too
+				}
+			}
+			switch {
+			case young && live == 0:
+				rep.Young++
+			case young:
+			case live == 0:
+				plan.victims = append(plan.victims, gcVictim{info: info, pack: true, entries: p.Entries, rank: rank})
+			case 2*live < data:
+				plan.repack = append(plan.repack, p)
+				rep.Repack = append(rep.Repack, BlobInfo{Digest: p.Digest, Size: info.Size, ModTime: info.ModTime})
+				rep.RepackBytes += info.Size
+			}
+			continue
+		}
+		if young {
+			rep.Young++
+			continue
+		}
+		candidates = append(candidates, info)
+	}
+	// Unreached blobs old enough: read the first bytes of each, to order
+	// the deletions and to find the packs the index does not know.
+	kinds, err := classifyAll(ctx, db.raw, candidates, RecoverOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for i, info := range candidates {
+		switch kinds[i] {
+		case objGone:
+			continue
+		case objPack:
+			rep.Packs++
+			idx, err := objects.ReadPackIndex(ctx, db.raw, info.Digest)
+			if errors.Is(err, objects.ErrNotFound) {
+				continue
+			}
+			if errors.Is(err, objects.ErrBadPack) {
+				// Not a pack after all (a file that starts like one), or a
+				// damaged one: nothing of it can be read as a pack.
+				plan.victims = append(plan.victims, gcVictim{info: info, rank: 3})
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			rank, live := 3, false
+			for _, e := range idx.Entries {
+				rank = min(rank, rankOf(e.Tag))
+				live = live || liveIn(info.Digest, e)
+			}
+			if live {
+				rep.Unindexed++
+				plan.adopt = append(plan.adopt, objects.PackInfo{Digest: info.Digest, Size: info.Size, ModTime: info.ModTime, Entries: idx.Entries})
+				continue
+			}
+			plan.victims = append(plan.victims, gcVictim{info: info, pack: true, entries: idx.Entries, rank: rank})
+		default:
+			plan.victims = append(plan.victims, gcVictim{info: info, rank: kindRank(kinds[i])})
+		}
+	}
+	// Manifests first, newest first: a manifest's objects are as old as it
+	// or older, so no pack goes before one whose manifest names it.
+	sort.SliceStable(plan.victims, func(a, b int) bool {
+		va, vb := plan.victims[a], plan.victims[b]
+		if va.rank != vb.rank {
+			return va.rank < vb.rank
+		}
+		return va.info.ModTime.After(vb.info.ModTime)
+	})
+	for _, v := range plan.victims {
+		rep.Garbage = append(rep.Garbage, BlobInfo{Digest: v.info.Digest, Size: v.info.Size, ModTime: v.info.ModTime})
+		rep.GarbageBytes += v.info.Size
+	}
+	sort.Slice(rep.Garbage, func(i, j int) bool { return rep.Garbage[i].Digest.String() < rep.Garbage[j].Digest.String() })
+	return plan, nil
+}
+
+// deleteVictim deletes one garbage blob or pack unless a commit protected
+// it (or, for a pack, one of its objects) since GC started. The objects
+// leave the index first, in the same step as the check, so a commit that
+// protects one of them afterwards finds it unindexed and stores it again.
+func (db *DB) deleteVictim(ctx context.Context, v gcVictim) (bool, error) {
+	ds := []objects.Digest{v.info.Digest}
+	for _, e := range v.entries {
+		ds = append(ds, e.Digest)
+	}
+	dropIndex := func() error {
+		return db.update(func(tx *bolt.Tx) error {
+			if v.pack {
+				_, err := indexDropPack(tx, v.info.Digest)
+				return err
+			}
+			if e, ok, err := indexLocate(tx, v.info.Digest); err != nil || !ok || e.InPack() {
+				return err
+			}
+			return indexForget(tx, v.info.Digest)
+		})
+	}
+	if !v.pack {
+		// A single blob goes under the guard's lock: a commit may find it
+		// with Stat (stores written before the index) or rely on a
+		// conditional write that saw it stored.
+		return db.guard.deleteUnlessProtected(ds, func() error {
+			if err := dropIndex(); err != nil {
+				return err
+			}
+			return db.raw.Delete(ctx, v.info.Digest)
+		})
+	}
+	ran, err := db.guard.deleteUnlessProtected(ds, dropIndex)
+	if err != nil || !ran {
+		return ran, err
+	}
+	return true, db.raw.Delete(ctx, v.info.Digest)
+}
+
+// repack writes the live objects of mostly-garbage packs to new packs,
+// indexes them there, and deletes the old packs. Any read or write error
+// stops it; a pack is deleted only after its live objects are stored and
+// indexed elsewhere.
+func (db *DB) repack(ctx context.Context, old []*packRecord, reach map[objects.Digest]struct{}, rep *GCReport, progress func()) error {
+	for _, p := range old {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// The live objects now (a commit may have stored some since).
+		var live []objects.PackEntry
+		err := db.view(func(tx *bolt.Tx) error {
+			for _, e := range p.Entries {
+				loc, ok, err := indexLocate(tx, e.Digest)
+				if err != nil {
+					return err
+				}
+				if ok && loc.Pack == p.Digest && !loc.Damaged {
+					live = append(live, e)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		var objs []objects.PackObject
+		var liveBytes int64
+		for _, e := range live {
+			if _, ok := reach[e.Digest]; !ok {
+				continue // garbage; a commit that started using it since keeps the pack
+			}
+			b, err := objects.Get(ctx, db.store, e.Digest)
+			if err != nil {
+				return fmt.Errorf("pack %s: %w", p.Digest.Short(), err)
+			}
+			objs = append(objs, objects.PackObject{Digest: e.Digest, Tag: e.Tag, Data: b})
+			liveBytes += e.Length
+		}
+		for _, group := range objects.SplitPacks(objs) {
+			np, err := objects.WritePack(ctx, db.raw, group)
+			if err != nil {
+				return err
+			}
+			np.ModTime = db.now().UTC()
+			if err := db.update(func(tx *bolt.Tx) error { return indexAddPack(tx, np) }); err != nil {
+				return err
+			}
+		}
+		ran, err := db.deleteVictim(ctx, gcVictim{info: objects.Info{Digest: p.Digest, Size: p.Size}, pack: true, entries: p.Entries})
+		if err != nil {
+			return err
+		}
+		if ran {
+			rep.Repacked++
+			rep.RepackedLive += liveBytes
+		} else {
+			rep.Skipped++
+		}
+		progress()
+	}
+	return nil
 }
 
 // markRoots are the starting points of a mark: every retained revision's
@@ -219,7 +500,10 @@ func (db *DB) retainedRoots() (*markRoots, error) {
 			}
 			roots.workspaces++
 			roots.objects = append(roots.objects, w.Settings)
-			if err := forEachOutput(tx, db.path, w.ID, func(o Output) { roots.objects = append(roots.objects, o.Digest) }); err != nil {
+			err := forEachOutput(tx, db.path, w.ID, func(o Output) {
+				roots.objects = append(roots.objects, o.Digest, objects.Sum(encodeOutputRef(w.ID, o.Digest)))
+			})
+			if err != nil {
 				return err
 			}
 			revs, err := db.retainedRevisions(tx, &w)

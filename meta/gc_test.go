@@ -227,12 +227,12 @@ func TestGCStopsOnReadError(t *testing.T) {
 	objects.PutBytes(ctx, mem, []byte("garbage"))
 	mem.List(ctx, func(i objects.Info) error { return mem.SetModTime(i.Digest, time.Now().Add(-48*time.Hour)) })
 	sub, _ := db.LookupTree(ctx, r.Root, "d")
-	mem.Delete(ctx, sub.Digest)
+	flipObject(t, db, mem, sub.Digest) // inside the commit's pack
 	db.trees = newTreeCache(16)
 	before := mem.Len()
 	_, err := db.GC(ctx, GCOptions{Delete: true})
 	if err == nil || !strings.Contains(err.Error(), "nothing was deleted") || !strings.Contains(err.Error(), "fsck") {
-		t.Fatalf("gc with a missing tree: %v", err)
+		t.Fatalf("gc with a damaged tree: %v", err)
 	}
 	if mem.Len() != before {
 		t.Fatal("gc deleted blobs after a read error")
@@ -251,14 +251,19 @@ func TestRecoverSkipsRevisionsWithoutTrees(t *testing.T) {
 	r2 := mustCommit(t, db, "acme/a", 1, PutBytes("a", []byte("a"), 0, t0))
 	mustCommit(t, db, "acme/a", 2, PutBytes("b", []byte("b"), 0, t0))
 	db.Close()
-	// As if an interrupted GC had taken revision 2's root but not its manifest.
-	store.Delete(ctx, r2.Root)
+	// Revision 2's root tree is damaged in its pack (the manifest is not).
+	db, err = Open(ctx, path, store, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipObject(t, db, store, r2.Root)
+	db.Close()
 	removeFile(path)
 	rep, err := Recover(ctx, path, store, RecoverOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Skipped) != 1 || !strings.Contains(rep.Skipped[0], "history starts at 3") {
+	if len(rep.Skipped) != 2 || !strings.Contains(rep.Skipped[0], "is damaged") || !strings.Contains(rep.Skipped[1], "history starts at 3") {
 		t.Fatalf("report %+v", rep)
 	}
 	db, err = Open(ctx, path, store, Options{NoSync: true})
@@ -275,39 +280,69 @@ func TestRecoverSkipsRevisionsWithoutTrees(t *testing.T) {
 	}
 }
 
-// recordingStore remembers the order of deletes.
+// recordingStore remembers the order of deletes: the kind of each single
+// blob deleted, and of each pack the most important kind it holds
+// (manifest, then settings, then tree, then contents).
 type recordingStore struct {
 	*objects.Memory
 	mu      sync.Mutex
 	deleted []objectKind
+	times   []time.Time
 }
 
 func (r *recordingStore) Delete(ctx context.Context, d objects.Digest) error {
 	b, _ := objects.Get(ctx, r.Memory, d)
+	info, _ := r.Memory.Stat(ctx, d)
+	k := classify(b)
+	if k == objPack {
+		idx, _ := objects.DecodePack(b)
+		k = objOther
+		for _, e := range idx.Entries {
+			if ek := tagKind(e.Tag); kindRank(ek) < kindRank(k) {
+				k = ek
+			}
+		}
+	}
 	r.mu.Lock()
-	r.deleted = append(r.deleted, classify(b))
+	r.deleted = append(r.deleted, k)
+	r.times = append(r.times, info.ModTime)
 	r.mu.Unlock()
 	return r.Memory.Delete(ctx, d)
 }
 
+// TestGCDeletesManifestsFirst: what holds manifests goes first, newest
+// first, then trees, then contents, for packs and for the single blobs of
+// a store written before packs.
 func TestGCDeletesManifestsFirst(t *testing.T) {
 	ctx := context.Background()
 	rs := &recordingStore{Memory: objects.NewMemory()}
 	db := openTestDB(t, rs)
 	w, _ := db.Create(ctx, "acme/a", CreateOptions{Retention: Retention{KeepLast: 1}})
 	for i := 0; i < 5; i++ {
-		mustCommit(t, db, w.Name, RevNum(i+1), PutBytes(fmt.Sprintf("d%d/f", i), []byte{byte(i)}, 0, t0), Remove(fmt.Sprintf("d%d", i-1)))
+		op := PutBytes(fmt.Sprintf("d%d/f", i), []byte{byte(i)}, 0, t0)
+		if i%2 == 1 {
+			op = putSingle(t, rs.Memory, fmt.Sprintf("d%d/f", i), []byte{byte(i)})
+		}
+		mustCommit(t, db, w.Name, RevNum(i+1), op, Remove(fmt.Sprintf("d%d", i-1)))
 	}
-	rs.List(ctx, func(i objects.Info) error { return rs.SetModTime(i.Digest, time.Now().Add(-2*time.Hour)) })
+	// Metadata objects of the old format, as single blobs: a manifest and
+	// a tree that nothing names.
+	objects.PutBytes(ctx, rs.Memory, append([]byte(magicRevision), "{}"...))
+	objects.PutBytes(ctx, rs.Memory, encodeTree(&Tree{Entries: []Entry{{Name: "x", Kind: KindSymlink, Target: "y"}}}))
+	i := 0
+	rs.List(ctx, func(info objects.Info) error {
+		i++
+		return rs.SetModTime(info.Digest, time.Now().Add(-2*time.Hour-time.Duration(i)*time.Minute))
+	})
 	rep, err := db.GC(ctx, GCOptions{Delete: true})
 	if err != nil || rep.Deleted == 0 {
 		t.Fatalf("gc: %v %+v", err, rep)
 	}
-	rank := map[objectKind]int{objRevision: 0, objSettings: 1, objTombstone: 1, objTree: 2, objOther: 3}
 	seen := map[objectKind]bool{}
 	for i := 1; i < len(rs.deleted); i++ {
-		if rank[rs.deleted[i]] < rank[rs.deleted[i-1]] {
-			t.Fatalf("delete order %v", rs.deleted)
+		a, b := kindRank(rs.deleted[i-1]), kindRank(rs.deleted[i])
+		if b < a || a == b && rs.times[i].After(rs.times[i-1]) {
+			t.Fatalf("delete order %v (times %v)", rs.deleted, rs.times)
 		}
 		seen[rs.deleted[i]] = true
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/wsfs/wsfs/objects"
 )
 
@@ -62,3 +64,53 @@ func readFile(t testing.TB, db *DB, ref Ref, p string) string {
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func removeFile(p string) error { return os.Remove(p) }
+
+// storedAt returns where the object index locates d (ok false: unknown).
+func storedAt(t testing.TB, db *DB, d objects.Digest) (indexEntry, bool) {
+	t.Helper()
+	var e indexEntry
+	var ok bool
+	if err := db.view(func(tx *bolt.Tx) error {
+		var err error
+		e, ok, err = indexLocate(tx, d)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return e, ok
+}
+
+// flipObject damages object d where it is stored (its pack, or its single
+// blob) by flipping one byte, as a disk fault would. mem must be (or be
+// under) the DB's store.
+func flipObject(t testing.TB, db *DB, mem *objects.Memory, d objects.Digest) {
+	t.Helper()
+	ctx := context.Background()
+	e, ok := storedAt(t, db, d)
+	if !ok || !e.InPack() {
+		b, err := objects.Get(ctx, mem, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)/2] ^= 0x20
+		mem.Tamper(ctx, d, b)
+		return
+	}
+	b, err := objects.Get(ctx, mem, e.Pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[e.Offset+e.Length/2] ^= 0x20
+	mem.Tamper(ctx, e.Pack, b)
+}
+
+// putSingle stores content as a single blob, as a store written before
+// packs holds it, and returns an OpPut of it without a source.
+func putSingle(t testing.TB, mem objects.Store, p string, content []byte) Op {
+	t.Helper()
+	d, err := objects.PutBytes(context.Background(), mem, content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return PutFile(p, d, int64(len(content)), 0, t0, nil)
+}

@@ -62,22 +62,7 @@ func (db *DB) Log(ctx context.Context, ws string, opts LogOptions) ([]Revision, 
 
 // Show returns one revision (Rev 0: the head), with all its changed paths.
 func (db *DB) Show(ctx context.Context, ref Ref) (Revision, error) {
-	name, err := ParseWorkspace(ref.Workspace)
-	if err != nil {
-		return Revision{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return Revision{}, err
-	}
-	var r *Revision
-	err = db.view(func(tx *bolt.Tx) error {
-		w, err := getWorkspace(tx, name)
-		if err != nil {
-			return err
-		}
-		r, err = db.getRevision(tx, w, ref.Rev)
-		return err
-	})
+	r, err := db.revision(ctx, ref)
 	if err != nil {
 		return Revision{}, err
 	}
@@ -95,10 +80,32 @@ func (db *DB) Show(ctx context.Context, ref Ref) (Revision, error) {
 	return *r, nil
 }
 
+// revision returns one revision as the database records it (a long list
+// of changed paths cut short), without reading the store.
+func (db *DB) revision(ctx context.Context, ref Ref) (*Revision, error) {
+	name, err := ParseWorkspace(ref.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var r *Revision
+	err = db.view(func(tx *bolt.Tx) error {
+		w, err := getWorkspace(tx, name)
+		if err != nil {
+			return err
+		}
+		r, err = db.getRevision(tx, w, ref.Rev)
+		return err
+	})
+	return r, err
+}
+
 // Lookup returns the entry at path p in revision ref, following no
 // symlinks. The root ("") is a directory entry with an empty name.
 func (db *DB) Lookup(ctx context.Context, ref Ref, p string) (Entry, error) {
-	r, err := db.Show(ctx, ref)
+	r, err := db.revision(ctx, ref)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -114,7 +121,7 @@ func (db *DB) Lookup(ctx context.Context, ref Ref, p string) (Entry, error) {
 // an absolute one under /workspace); the returned entry is the file's. The
 // reader verifies the content as it reaches the end.
 func (db *DB) OpenFile(ctx context.Context, ref Ref, p string) (io.ReadCloser, Entry, error) {
-	r, err := db.Show(ctx, ref)
+	r, err := db.revision(ctx, ref)
 	if err != nil {
 		return nil, Entry{}, err
 	}
@@ -208,7 +215,7 @@ func (db *DB) Restore(ctx context.Context, ref Ref, info CommitInfo) (Revision, 
 	if ref.Rev == 0 {
 		return Revision{}, false, fmt.Errorf("meta: restore %s: %w: name the revision to restore (WS@N)", ref.Workspace, ErrInvalid)
 	}
-	old, err := db.Show(ctx, ref)
+	old, err := db.revision(ctx, ref)
 	if err != nil {
 		return Revision{}, false, err
 	}
@@ -222,7 +229,7 @@ func (db *DB) Restore(ctx context.Context, ref Ref, info CommitInfo) (Revision, 
 	if info.Command == "" {
 		info.Command = fmt.Sprintf("restore %s@%d", old.Workspace, old.N)
 	}
-	return db.commitTree(ctx, old.Workspace, w.Head, old.Root, old.Cwd, info, &revPin{wsID: old.WorkspaceID, name: old.Workspace, n: old.N})
+	return db.commitTree(ctx, old.Workspace, w.Head, old.Root, old.Cwd, info, &revPin{wsID: old.WorkspaceID, name: old.Workspace, n: old.N}, nil)
 }
 
 // Fork creates workspace newName whose revision 1 has the tree and cwd of
@@ -237,7 +244,7 @@ func (db *DB) Fork(ctx context.Context, from Ref, newName string, opts CreateOpt
 	if err != nil {
 		return Workspace{}, err
 	}
-	rev, err := db.Show(ctx, from)
+	rev, err := db.revision(ctx, from)
 	if err != nil {
 		return Workspace{}, err
 	}
@@ -263,7 +270,7 @@ func (db *DB) Fork(ctx context.Context, from Ref, newName string, opts CreateOpt
 	defer db.guard.release(rev.Root)
 	origin := fmt.Sprintf("%s@%d", rev.Workspace, rev.N)
 	return db.createWith(ctx, newName, opts, rev.Root, rev.Stats, rev.Cwd, origin, "fork "+origin,
-		&revPin{wsID: rev.WorkspaceID, name: rev.Workspace, n: rev.N})
+		&revPin{wsID: rev.WorkspaceID, name: rev.Workspace, n: rev.N}, nil)
 }
 
 // FileDiff is one difference between two trees.

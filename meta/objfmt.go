@@ -2,7 +2,6 @@ package meta
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -19,6 +18,7 @@ import (
 //	"wsfs-rev1\n"   a revision manifest (JSON of Revision)
 //	"wsfs-ws1\n"    a workspace settings record (JSON of settingsObject)
 //	"wsfs-del1\n"   a deletion tombstone (JSON of tombstoneObject)
+//	"wsfs-oref1\n"  a kept command output's reference (JSON of outputRef)
 //
 // A file whose content happens to start with one of these lines is still a
 // file: Recover only trusts a candidate that decodes completely, and a
@@ -30,6 +30,7 @@ const (
 	magicRevision  = "wsfs-rev1\n"
 	magicSettings  = "wsfs-ws1\n"
 	magicTombstone = "wsfs-del1\n"
+	magicOutputRef = "wsfs-oref1\n"
 
 	// magicMaxLen is how many bytes Recover reads to classify a blob.
 	magicMaxLen = 11
@@ -43,6 +44,8 @@ const (
 	objRevision
 	objSettings
 	objTombstone
+	objOutputRef
+	objPack // a pack of objects (objects.EncodePack)
 	objGone // deleted between listing and reading
 )
 
@@ -56,6 +59,10 @@ func classify(head []byte) objectKind {
 		return objSettings
 	case bytes.HasPrefix(head, []byte(magicTombstone)):
 		return objTombstone
+	case bytes.HasPrefix(head, []byte(magicOutputRef)):
+		return objOutputRef
+	case objects.IsPackHead(head):
+		return objPack
 	}
 	return objOther
 }
@@ -85,6 +92,20 @@ type tombstoneObject struct {
 	Nonce   string `json:"nonce"`
 }
 
+// outputRef ties a kept command output to its workspace incarnation, so
+// that Recover can reference the output again. It holds nothing else, so
+// its bytes (and digest) follow from the two fields: gc keeps it beside
+// the output without storing its digest anywhere.
+type outputRef struct {
+	ID     string         `json:"id"`
+	Output objects.Digest `json:"output"`
+}
+
+func encodeOutputRef(id string, output objects.Digest) []byte {
+	b, _ := encodeJSONObject(magicOutputRef, outputRef{ID: id, Output: output}) // cannot fail
+	return b
+}
+
 func encodeJSONObject(magic string, v any) ([]byte, error) {
 	body, err := json.Marshal(v)
 	if err != nil {
@@ -100,16 +121,4 @@ func decodeJSONObject(magic string, b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b[len(magic):]))
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
-}
-
-// putObject stores an encoded metadata object and returns its digest. The
-// digest is protected from GC until the caller releases it (after the
-// transaction that names it), whether or not the put succeeded.
-func (db *DB) putObject(ctx context.Context, b []byte) (objects.Digest, error) {
-	d := objects.Sum(b)
-	db.guard.protect(d)
-	if err := db.store.Put(ctx, d, bytes.NewReader(b), int64(len(b))); err != nil {
-		return d, fmt.Errorf("%w: %w", ErrStore, err)
-	}
-	return d, nil
 }

@@ -177,16 +177,23 @@ func (f *flakyStore) Put(ctx context.Context, d objects.Digest, r io.Reader, siz
 
 func TestDeadStoreLeavesHead(t *testing.T) {
 	ctx := context.Background()
-	for after := 0; after < 4; after++ {
+	for after := 0; after < 2; after++ {
 		fs := &flakyStore{Store: objects.NewMemory()}
 		db := openTestDB(t, fs)
-		w := mustCreate(t, db, "acme/a")
+		q := DefaultQuotas()
+		q.MaxFileBytes = 1 << 20
+		w, err := db.Create(ctx, "acme/a", CreateOptions{Quotas: &q})
+		if err != nil {
+			t.Fatal(err)
+		}
 		r2 := mustCommit(t, db, w.Name, 1, PutBytes("a", []byte("a"), 0, t0))
 		fs.mu.Lock()
 		fs.fails, fs.after, fs.puts = true, after, 0
 		fs.mu.Unlock()
-		// Blob, trees (root, d) and manifest: failing at any of them.
-		_, _, err := db.Commit(ctx, w.Name, 2, Change{Ops: []Op{PutBytes("d/b", []byte("b"), 0, t0)}})
+		// A large blob (a single upload), then the pack of the trees (root,
+		// d), the small blob and the manifest: failing at either.
+		big := bytes.Repeat([]byte("b"), objects.PackThreshold)
+		_, _, err = db.Commit(ctx, w.Name, 2, Change{Ops: []Op{PutBytes("d/b", []byte("b"), 0, t0), PutBytes("big", big, 0, t0)}})
 		if !errors.Is(err, ErrStore) || !strings.Contains(err.Error(), "head stays at revision 2") {
 			t.Fatalf("after %d puts: commit on a dead store: %v", after, err)
 		}

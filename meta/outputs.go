@@ -24,9 +24,40 @@ type Output struct {
 	Time   time.Time      `json:"time"`
 }
 
+// PutOutput stores a command's output, content, for workspace ws and
+// returns its digest (the REF of `wsfs output REF`): the output and its
+// reference object (which ties it to ws, so that Recover can reference it
+// again) go up together, in one pack unless the output is large. Call
+// RecordOutput with the digest to keep it referenced.
+func (db *DB) PutOutput(ctx context.Context, ws string, content []byte) (objects.Digest, error) {
+	name, err := ParseWorkspace(ws)
+	if err != nil {
+		return objects.Digest{}, err
+	}
+	w, err := db.Get(ctx, name)
+	if err != nil {
+		return objects.Digest{}, err
+	}
+	d := objects.Sum(content)
+	ref := encodeOutputRef(w.ID, d)
+	u := db.newUpload()
+	defer u.release()
+	u.add(pendingObject{d: d, tag: tagOutput, size: int64(len(content)), data: content, what: "the output"})
+	u.add(pendingObject{d: objects.Sum(ref), tag: tagOutputRef, size: int64(len(ref)), data: ref, what: "the output's reference"})
+	if err := u.run(ctx); err != nil {
+		return d, fmt.Errorf("meta: store output of %s: %w", name, err)
+	}
+	if err := u.commit(); err != nil {
+		return d, fmt.Errorf("meta: store output of %s: %w", name, err)
+	}
+	return d, nil
+}
+
 // RecordOutput references the stored output blob d of a command on
 // workspace ws, so that gc keeps it and fsck does not call it an orphan.
 // Only the newest MaxOutputsKept outputs of a workspace stay referenced.
+// It also stores the output's reference object if the store lacks it (an
+// output stored without PutOutput), so that Recover finds it again.
 func (db *DB) RecordOutput(ctx context.Context, ws string, d objects.Digest) error {
 	name, err := ParseWorkspace(ws)
 	if err != nil {
@@ -39,41 +70,62 @@ func (db *DB) RecordOutput(ctx context.Context, ws string, d objects.Digest) err
 	if err != nil {
 		return fmt.Errorf("meta: record output of %s: %w", name, err)
 	}
+	w, err := db.Get(ctx, name)
+	if err != nil {
+		return err
+	}
+	ref := encodeOutputRef(w.ID, d)
+	u := db.newUpload()
+	defer u.release()
+	u.add(pendingObject{d: objects.Sum(ref), tag: tagOutputRef, size: int64(len(ref)), data: ref, what: "the output's reference"})
+	if err := u.run(ctx); err != nil {
+		return fmt.Errorf("meta: record output of %s: %w", name, err)
+	}
 	err = db.update(func(tx *bolt.Tx) error {
 		w, err := getWorkspace(tx, name)
 		if err != nil {
 			return err
 		}
-		b, err := tx.Bucket(bucketOutputs).CreateBucketIfNotExists([]byte(w.ID))
-		if err != nil {
+		if err := u.record(tx); err != nil {
 			return err
 		}
-		seq, err := b.NextSequence()
-		if err != nil {
-			return err
-		}
-		if err := b.Put(u64(seq), rec); err != nil {
-			return err
-		}
-		if seq <= MaxOutputsKept {
-			return nil
-		}
-		// Keys are sequence numbers, so the oldest come first. Deleting
-		// under a bbolt cursor can skip keys: collect them first.
-		var old [][]byte
-		c := b.Cursor()
-		for k, _ := c.First(); k != nil && binary.BigEndian.Uint64(k) <= seq-MaxOutputsKept; k, _ = c.Next() {
-			old = append(old, append([]byte(nil), k...))
-		}
-		for _, k := range old {
-			if err := b.Delete(k); err != nil {
-				return err
-			}
-		}
-		return nil
+		return putOutputRecord(tx, w.ID, rec)
 	})
 	if err != nil {
+		u.discard(ctx, "a failed output record of "+name)
 		return fmt.Errorf("meta: record output of %s: %w", name, err)
+	}
+	return nil
+}
+
+// putOutputRecord adds an output record to workspace incarnation id and
+// drops the oldest beyond MaxOutputsKept.
+func putOutputRecord(tx *bolt.Tx, id string, rec []byte) error {
+	b, err := tx.Bucket(bucketOutputs).CreateBucketIfNotExists([]byte(id))
+	if err != nil {
+		return err
+	}
+	seq, err := b.NextSequence()
+	if err != nil {
+		return err
+	}
+	if err := b.Put(u64(seq), rec); err != nil {
+		return err
+	}
+	if seq <= MaxOutputsKept {
+		return nil
+	}
+	// Keys are sequence numbers, so the oldest come first. Deleting
+	// under a bbolt cursor can skip keys: collect them first.
+	var old [][]byte
+	c := b.Cursor()
+	for k, _ := c.First(); k != nil && binary.BigEndian.Uint64(k) <= seq-MaxOutputsKept; k, _ = c.Next() {
+		old = append(old, append([]byte(nil), k...))
+	}
+	for _, k := range old {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
 	}
 	return nil
 }

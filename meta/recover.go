@@ -1,7 +1,9 @@
 package meta
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,11 +29,13 @@ type RecoverOptions struct {
 
 // RecoverReport says what Recover rebuilt.
 type RecoverReport struct {
-	Blobs      int      `json:"blobs"`
+	Blobs      int      `json:"blobs"` // blobs in the store (a pack counts once)
+	Packs      int      `json:"packs"`
 	Trees      int      `json:"trees"`
 	Manifests  int      `json:"manifests"`
 	Settings   int      `json:"settings"`
 	Tombstones int      `json:"tombstones"`
+	Outputs    int      `json:"outputs"` // kept command outputs referenced again
 	Workspaces []string `json:"workspaces"`
 	Revisions  int      `json:"revisions"`
 	// Skipped explains every metadata object or workspace that was not
@@ -39,15 +43,26 @@ type RecoverReport struct {
 	Skipped []string `json:"skipped"`
 }
 
+// recoveredObject is a metadata object found in the store, with where it
+// was found.
+type recoveredObject struct {
+	d       objects.Digest
+	kind    objectKind
+	data    []byte
+	modTime time.Time
+}
+
 // Recover rebuilds the database at path from the object store alone: it
 // lists every blob, reads the first bytes of each to find the metadata
-// objects (see objfmt.go), and writes every workspace that has a settings
-// object and no tombstone, with the chain of revisions that ends at its
-// newest manifest. It refuses to overwrite an existing file at path, and
+// objects (see objfmt.go) and the packs, reads every pack (its index, then
+// its objects, each verified against its digest), and writes every
+// workspace that has a settings object and no tombstone, with the chain of
+// revisions that ends at its newest manifest, its kept command outputs
+// (from their reference objects), and the object index: every pack and
+// every single blob. It refuses to overwrite an existing file at path, and
 // it writes a new file beside it that it renames into place only when
-// complete. A listing or read error stops it with nothing at path.
-// Commands' kept outputs (RecordOutput) name no workspace in their blobs,
-// so they are not referenced again: gc collects them after its grace.
+// complete. A listing or read error stops it with nothing at path; a
+// damaged object inside a pack is skipped (and named in the report).
 //
 // Every revision that was acknowledged (its Commit returned) comes back,
 // with its workspace's newest settings. An operation cut short by a crash
@@ -55,6 +70,9 @@ type RecoverReport struct {
 // too: a commit that was never acknowledged, a settings change, a created
 // workspace. A failed operation that could clean up removed its objects.
 func Recover(ctx context.Context, path string, store objects.Store, opts RecoverOptions) (*RecoverReport, error) {
+	if p, ok := store.(*objects.Packed); ok {
+		store = p.Raw() // the store itself, packs and all
+	}
 	if _, err := os.Stat(path); err == nil {
 		return nil, fmt.Errorf("meta: recover: %s exists; move it aside first (recover never overwrites a database)", path)
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -77,58 +95,108 @@ func Recover(ctx context.Context, path string, store objects.Store, opts Recover
 	if err != nil {
 		return nil, fmt.Errorf("meta: recover: %w; nothing was written", err)
 	}
-	settings := map[string]*settingsObject{} // by ID, newest Seq
-	settingsDigest := map[string]objects.Digest{}
-	tombstones := map[string]objects.Digest{}
-	manifests := map[string][]*Revision{} // by workspace ID
+	var found []recoveredObject
+	var packs []objects.PackInfo
+	var damaged []objects.Digest // objects found damaged inside packs
+	var singles []singleRecord
 	for i, info := range infos {
 		k := kinds[i]
-		if k == objOther || k == objTree || k == objGone {
-			if k == objTree {
-				rep.Trees++
+		switch k {
+		case objGone:
+			continue
+		case objPack:
+			idx, objs, bad, err := objects.ReadPack(ctx, store, info.Digest)
+			switch {
+			case errors.Is(err, objects.ErrNotFound):
+				continue
+			case errors.Is(err, objects.ErrBadPack):
+				rep.Skipped = append(rep.Skipped, fmt.Sprintf("blob %s starts like a pack but is not one: %v", info.Digest.Short(), err))
+				singles = append(singles, singleRecord{d: info.Digest, size: info.Size, tag: tagFile, modTime: info.ModTime})
+				continue
+			case err != nil:
+				return nil, fmt.Errorf("meta: recover: reading pack %s: %w; nothing was written", info.Digest.Short(), err)
 			}
+			rep.Packs++
+			packs = append(packs, objects.PackInfo{Digest: info.Digest, Size: info.Size, ModTime: info.ModTime, Entries: idx.Entries})
+			for _, e := range bad {
+				damaged = append(damaged, e.Digest)
+				rep.Skipped = append(rep.Skipped, fmt.Sprintf("pack %s: object %s is damaged", info.Digest.Short(), e.Digest.Short()))
+			}
+			for _, o := range objs {
+				switch pk := tagKind(o.Tag); pk {
+				case objOther:
+				case objTree:
+					rep.Trees++
+				default: // a copy, so the pack's bytes can go
+					found = append(found, recoveredObject{d: o.Digest, kind: pk, data: bytes.Clone(o.Data), modTime: info.ModTime})
+				}
+			}
+			continue
+		}
+		singles = append(singles, singleRecord{d: info.Digest, size: info.Size, tag: kindTag(k), modTime: info.ModTime})
+		if k == objOther {
+			continue
+		}
+		if k == objTree {
+			rep.Trees++
 			continue
 		}
 		b, err := objects.Get(ctx, store, info.Digest)
 		if err != nil {
 			return nil, fmt.Errorf("meta: recover: reading %s: %w; nothing was written", info.Digest.Short(), err)
 		}
-		switch k {
+		found = append(found, recoveredObject{d: info.Digest, kind: k, data: b, modTime: info.ModTime})
+	}
+
+	settings := map[string]*settingsObject{} // by ID, newest Seq
+	settingsDigest := map[string]objects.Digest{}
+	tombstones := map[string]objects.Digest{}
+	manifests := map[string][]*Revision{} // by workspace ID
+	outputs := map[string][]Output{}      // by workspace ID
+	for _, o := range found {
+		b := o.data
+		switch o.kind {
 		case objSettings:
 			var s settingsObject
 			if err := decodeJSONObject(magicSettings, b, &s); err != nil || s.ID == "" {
-				rep.Skipped = append(rep.Skipped, fmt.Sprintf("blob %s looks like a settings object but does not decode: %v", info.Digest.Short(), err))
+				rep.Skipped = append(rep.Skipped, fmt.Sprintf("blob %s looks like a settings object but does not decode: %v", o.d.Short(), err))
 				continue
 			}
 			if _, err := ParseWorkspace(s.Name); err != nil {
-				rep.Skipped = append(rep.Skipped, fmt.Sprintf("settings %s: %v", info.Digest.Short(), err))
+				rep.Skipped = append(rep.Skipped, fmt.Sprintf("settings %s: %v", o.d.Short(), err))
 				continue
 			}
 			rep.Settings++
 			if cur, ok := settings[s.ID]; !ok || s.Seq > cur.Seq {
 				settings[s.ID] = &s
-				settingsDigest[s.ID] = info.Digest
+				settingsDigest[s.ID] = o.d
 			}
 		case objTombstone:
 			var t tombstoneObject
 			if err := decodeJSONObject(magicTombstone, b, &t); err != nil || t.ID == "" {
-				rep.Skipped = append(rep.Skipped, fmt.Sprintf("blob %s looks like a tombstone but does not decode: %v", info.Digest.Short(), err))
+				rep.Skipped = append(rep.Skipped, fmt.Sprintf("blob %s looks like a tombstone but does not decode: %v", o.d.Short(), err))
 				continue
 			}
 			rep.Tombstones++
-			tombstones[t.ID] = info.Digest
+			tombstones[t.ID] = o.d
 		case objRevision:
 			r, err := decodeManifest(b)
 			if err != nil {
-				rep.Skipped = append(rep.Skipped, fmt.Sprintf("blob %s looks like a manifest but does not decode: %v", info.Digest.Short(), err))
+				rep.Skipped = append(rep.Skipped, fmt.Sprintf("blob %s looks like a manifest but does not decode: %v", o.d.Short(), err))
 				continue
 			}
 			rep.Manifests++
-			r.Manifest = info.Digest
+			r.Manifest = o.d
 			manifests[r.WorkspaceID] = append(manifests[r.WorkspaceID], r)
+		case objOutputRef:
+			var ref outputRef
+			if err := decodeJSONObject(magicOutputRef, b, &ref); err != nil || ref.ID == "" {
+				rep.Skipped = append(rep.Skipped, fmt.Sprintf("blob %s looks like an output reference but does not decode: %v", o.d.Short(), err))
+				continue
+			}
+			outputs[ref.ID] = append(outputs[ref.ID], Output{Digest: ref.Output, Time: o.modTime.UTC()})
 		}
 	}
-
 	// One incarnation per name: the newest created one that is not deleted.
 	live := map[string]*settingsObject{}
 	for id, s := range settings {
@@ -156,6 +224,24 @@ func Recover(ctx context.Context, path string, store objects.Store, opts Recover
 		}
 	}
 
+	// What the store holds in good order: single blobs and the intact
+	// objects of packs.
+	stored := map[objects.Digest]bool{}
+	for _, sr := range singles {
+		stored[sr.d] = true
+	}
+	bad := map[objects.Digest]bool{}
+	for _, d := range damaged {
+		bad[d] = true
+	}
+	for _, p := range packs {
+		for _, e := range p.Entries {
+			if !bad[e.Digest] {
+				stored[e.Digest] = true
+			}
+		}
+	}
+
 	tmp := path + ".recovering"
 	os.Remove(tmp)
 	db, err := Open(ctx, tmp, store, Options{Logger: opts.Logger})
@@ -174,12 +260,7 @@ func Recover(ctx context.Context, path string, store objects.Store, opts Recover
 		// An old manifest can outlive the trees of its revision when a GC
 		// was interrupted; history then starts after the newest such one.
 		for i := 1; i < len(revs); i++ {
-			if _, err := store.Stat(ctx, revs[i].Root); err != nil {
-				if !errors.Is(err, objects.ErrNotFound) {
-					db.Close()
-					os.Remove(tmp)
-					return nil, fmt.Errorf("meta: recover: %w; nothing was written", err)
-				}
+			if !stored[revs[i].Root] && revs[i].Root != EmptyTreeDigest {
 				rep.Skipped = append(rep.Skipped, fmt.Sprintf("workspace %s: revisions up to %d have lost their trees; its history starts at %d", name, revs[i].N, revs[i-1].N))
 				revs = revs[:i]
 				w.Oldest = revs[i-1].N
@@ -207,13 +288,18 @@ func Recover(ctx context.Context, path string, store objects.Store, opts Recover
 			}
 			rep.Workspaces = append(rep.Workspaces, name)
 			rep.Revisions += int(w.Head - w.Oldest + 1)
+			n, err := recoverOutputs(tx, w.ID, outputs[w.ID], stored)
+			if err != nil {
+				return err
+			}
+			rep.Outputs += n
 		}
 		for id, d := range tombstones {
 			if err := tx.Bucket(bucketTombstones).Put([]byte(id), d[:]); err != nil {
 				return err
 			}
 		}
-		return nil
+		return recoverIndex(tx, packs, singles, damaged)
 	})
 	if cerr := db.Close(); err == nil && cerr != nil {
 		err = cerr
@@ -226,6 +312,119 @@ func Recover(ctx context.Context, path string, store objects.Store, opts Recover
 		return nil, fmt.Errorf("meta: recover: %w", err)
 	}
 	return rep, nil
+}
+
+// recoverOutputs references again the kept outputs of a workspace
+// incarnation whose output blobs are stored, newest MaxOutputsKept, oldest
+// first.
+func recoverOutputs(tx *bolt.Tx, id string, outs []Output, stored map[objects.Digest]bool) (int, error) {
+	sort.SliceStable(outs, func(i, j int) bool { return outs[i].Time.Before(outs[j].Time) })
+	seen := map[objects.Digest]bool{}
+	var keep []Output
+	for _, o := range outs {
+		if stored[o.Digest] && !seen[o.Digest] {
+			seen[o.Digest] = true
+			keep = append(keep, o)
+		}
+	}
+	if len(keep) > MaxOutputsKept {
+		keep = keep[len(keep)-MaxOutputsKept:]
+	}
+	for _, o := range keep {
+		rec, err := json.Marshal(o)
+		if err != nil {
+			return 0, err
+		}
+		if err := putOutputRecord(tx, id, rec); err != nil {
+			return 0, err
+		}
+	}
+	return len(keep), nil
+}
+
+// recoverIndex writes the object index of a recovered store: every pack
+// (oldest first, so that an object in several is located in the newest),
+// every single blob (where no pack holds the object), and the objects
+// found damaged in packs, marked.
+func recoverIndex(tx *bolt.Tx, packs []objects.PackInfo, singles []singleRecord, damaged []objects.Digest) error {
+	sort.SliceStable(packs, func(i, j int) bool { return packs[i].ModTime.Before(packs[j].ModTime) })
+	bad := map[objects.Digest]objects.Location{}
+	for _, p := range packs {
+		if err := indexAddPack(tx, p); err != nil {
+			return err
+		}
+	}
+	for _, d := range damaged {
+		if e, ok, err := indexLocate(tx, d); err != nil {
+			return err
+		} else if ok {
+			bad[d] = e.Location
+		}
+	}
+	// A good copy in an older pack beats a damaged one in a newer pack.
+	for _, p := range packs {
+		for _, e := range p.Entries {
+			if loc, isBad := bad[e.Digest]; isBad && loc.Pack != p.Digest {
+				l := indexEntry{Location: objects.Location{Pack: p.Digest, Offset: e.Offset, Length: e.Length, ModTime: p.ModTime}, Tag: e.Tag}
+				if err := locBucket(tx).Put(e.Digest[:], encodeLoc(l)); err != nil {
+					return err
+				}
+				delete(bad, e.Digest)
+			}
+		}
+	}
+	for _, sr := range singles {
+		if _, isBad := bad[sr.d]; isBad {
+			if err := indexForget(tx, sr.d); err != nil {
+				return err
+			}
+			delete(bad, sr.d)
+		}
+		if err := indexAddSingle(tx, sr.d, sr.size, sr.tag, sr.modTime); err != nil {
+			return err
+		}
+	}
+	for d, loc := range bad {
+		if err := indexMarkDamaged(tx, d, loc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tagKind is the metadata kind of a packed object's tag (objOther for
+// file contents and outputs).
+func tagKind(tag byte) objectKind {
+	switch tag {
+	case tagTree:
+		return objTree
+	case tagManifest:
+		return objRevision
+	case tagSettings:
+		return objSettings
+	case tagTombstone:
+		return objTombstone
+	case tagOutputRef:
+		return objOutputRef
+	}
+	return objOther
+}
+
+// kindTag is the tag the index records for a single blob of kind k.
+func kindTag(k objectKind) byte {
+	switch k {
+	case objTree:
+		return tagTree
+	case objRevision:
+		return tagManifest
+	case objSettings:
+		return tagSettings
+	case objTombstone:
+		return tagTombstone
+	case objOutputRef:
+		return tagOutputRef
+	}
+	return tagFile
 }
 
 // rebuildWorkspace picks the head manifest of one incarnation and follows

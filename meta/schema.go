@@ -10,9 +10,10 @@ import (
 // SchemaVersion is the layout version of meta.db written by this wsfs.
 // Bump it, and add a migration from the previous version to migrations,
 // whenever the bucket layout or a record's encoding changes incompatibly.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
-// The bucket layout of meta.db (schema version 3). Every record is JSON.
+// The bucket layout of meta.db (schema version 4). Every record is JSON,
+// except the object index's (objindex.go).
 //
 //	meta/                       schema version and database facts
 //	    "schema"     -> uint64, big-endian
@@ -27,6 +28,9 @@ const SchemaVersion = 3
 //	outputs/                    (version 2) the kept outputs of wsfs run
 //	    <workspace ID>/
 //	        uint64 sequence, big-endian -> outputRecord
+//	objindex/                   (version 4) where every object is stored
+//	    loc/    digest -> location; packs/  pack digest -> its index
+//	                            (objindex.go)
 var (
 	bucketMeta       = []byte("meta")
 	bucketWorkspaces = []byte("workspaces")
@@ -38,7 +42,7 @@ var (
 	keyCreated = []byte("created")
 )
 
-var allBuckets = [][]byte{bucketMeta, bucketWorkspaces, bucketRevisions, bucketTombstones, bucketOutputs}
+var allBuckets = [][]byte{bucketMeta, bucketWorkspaces, bucketRevisions, bucketTombstones, bucketOutputs, bucketObjIndex}
 
 // migrations[v] upgrades a database from schema version v to v+1 inside the
 // transaction that Open runs; Open then writes the new version.
@@ -57,6 +61,10 @@ var migrations = map[uint64]func(tx *bolt.Tx) error{
 	// is rewritten: an entry of a format 1 tree has no recorded owner,
 	// which the mount shows as its own user's, as before.
 	2: func(tx *bolt.Tx) error { return nil },
+	// Version 4 adds the object index (objindex.go), empty: the objects
+	// stored before it are single blobs, read as before and indexed as
+	// commits meet them.
+	3: createObjIndex,
 }
 
 func revKey(n RevNum) []byte {

@@ -124,3 +124,94 @@ func TestConcurrentCommitsRestoresForksAndGC(t *testing.T) {
 	}
 	t.Logf("%d workspaces, %d revisions intact", len(ws), revs)
 }
+
+// TestConcurrentCommitsAndRepackingGC races commits of several files on
+// workspaces that keep their last 3 revisions against GC with no grace
+// period, so packs become garbage, or mostly garbage and repacked, while
+// commits find their objects stored in them. Every retained revision must
+// read completely afterwards, and fsck must be clean.
+func TestConcurrentCommitsAndRepackingGC(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t, objects.NewMemory())
+	const workers = 3
+	for i := 0; i < workers; i++ {
+		if _, err := db.Create(ctx, fmt.Sprintf("acme/w%d", i), CreateOptions{Retention: Retention{KeepLast: 3}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 100)
+	for i := 0; i < workers; i++ {
+		wg.Go(func() {
+			ws := fmt.Sprintf("acme/w%d", i)
+			rng := rand.New(rand.NewPCG(uint64(i), 2))
+			for n := 0; n < 60; n++ {
+				w, err := db.Get(ctx, ws)
+				if err != nil {
+					errs <- err
+					return
+				}
+				var ops []Op
+				for f := range 1 + rng.IntN(8) {
+					// Contents repeat across commits and workspaces, so
+					// commits often find them already stored in a pack.
+					ops = append(ops, PutBytes(fmt.Sprintf("d%d/f%d", f%3, f), []byte(fmt.Sprintf("content %d", rng.IntN(40))), 0, time.Time{}))
+				}
+				if rng.IntN(3) == 0 {
+					ops = append(ops, Remove(fmt.Sprintf("d%d", rng.IntN(3))))
+				}
+				if _, _, err := db.Commit(ctx, ws, w.Head, Change{Ops: ops}); err != nil && !errors.Is(err, ErrStale) {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	stop := make(chan struct{})
+	var gcs sync.WaitGroup
+	var repacked, deleted int
+	gcs.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			rep, err := db.GC(ctx, GCOptions{Delete: true, Grace: time.Nanosecond})
+			if err != nil && !errors.Is(err, ErrGCRunning) {
+				errs <- err
+				return
+			}
+			if rep != nil {
+				repacked += rep.Repacked
+				deleted += rep.Deleted
+			}
+		}
+	})
+	wg.Wait()
+	close(stop)
+	gcs.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	ws, _ := db.List(ctx, "")
+	for _, w := range ws {
+		for n := w.Oldest; n <= w.Head; n++ {
+			r, err := db.Show(ctx, Ref{w.Name, n})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.flatten(ctx, r.Root); err != nil {
+				t.Fatalf("%s@%d: %v", w.Name, n, err)
+			}
+		}
+	}
+	if rep, err := db.Fsck(ctx, FsckOptions{}); err != nil || !rep.OK() {
+		t.Fatalf("fsck: %v %+v", err, rep)
+	}
+	if deleted == 0 {
+		t.Fatal("gc deleted nothing: the test did not race what it means to")
+	}
+	t.Logf("gc deleted %d blobs and repacked %d packs while commits ran", deleted, repacked)
+}

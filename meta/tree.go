@@ -579,6 +579,9 @@ func (db *DB) readTree(ctx context.Context, d objects.Digest) (*Tree, error) {
 	if t, ok := db.trees.get(d); ok {
 		return t, nil
 	}
+	if t, ok := db.pending.get(d); ok {
+		return t, nil
+	}
 	b, err := objects.Get(ctx, db.store, d)
 	if err != nil {
 		return nil, fmt.Errorf("meta: read tree %s: %w", d.Short(), err)
@@ -607,6 +610,11 @@ func (db *DB) ReadTree(ctx context.Context, d objects.Digest) (*Tree, error) {
 // is for layers that build trees themselves (fusefs, import); CommitTree
 // then commits a root written this way.
 func (db *DB) WriteTree(ctx context.Context, t *Tree) (objects.Digest, error) {
+	return db.writeTree(ctx, t, nil)
+}
+
+// writeTree validates t and stores it, or adds it to batch b.
+func (db *DB) writeTree(ctx context.Context, t *Tree, b *Batch) (objects.Digest, error) {
 	t = t.clone()
 	sort.Slice(t.Entries, func(i, j int) bool { return t.Entries[i].Name < t.Entries[j].Name })
 	for i := range t.Entries {
@@ -654,10 +662,19 @@ func (db *DB) WriteTree(ctx context.Context, t *Tree) (objects.Digest, error) {
 			return objects.Digest{}, fmt.Errorf("meta: write tree: %w: %q has unknown kind %d", ErrInvalid, e.Name, e.Kind)
 		}
 	}
-	b := encodeTree(t)
-	d, err := db.putObject(ctx, b)
-	db.guard.release(d)
-	if err != nil {
+	enc := encodeTree(t)
+	d := objects.Sum(enc)
+	if b != nil {
+		b.addTree(d, enc, t)
+		return d, nil
+	}
+	u := db.newUpload()
+	defer u.release()
+	u.add(pendingObject{d: d, tag: tagTree, size: int64(len(enc)), data: enc, what: "tree"})
+	if err := u.run(ctx); err != nil {
+		return d, fmt.Errorf("meta: write tree: %w", err)
+	}
+	if err := u.commit(); err != nil {
 		return d, fmt.Errorf("meta: write tree: %w", err)
 	}
 	db.trees.add(d, t)

@@ -246,16 +246,19 @@ func (db *DB) Create(ctx context.Context, name string, opts CreateOptions) (Work
 	} else if !errors.Is(err, ErrNotFound) {
 		return Workspace{}, err
 	}
-	root, err := db.putObject(ctx, emptyTree)
-	defer db.guard.release(root)
-	if err != nil {
-		return Workspace{}, fmt.Errorf("meta: create %s: nothing was created: %w", name, err)
-	}
-	return db.createWith(ctx, name, opts, root, Stats{}, "/", "", "create "+name, nil)
+	u := db.newUpload()
+	defer u.release()
+	u.add(pendingObject{d: EmptyTreeDigest, tag: tagTree, size: int64(len(emptyTree)), data: emptyTree, what: "the empty tree"})
+	return db.createWith(ctx, name, opts, EmptyTreeDigest, Stats{}, "/", "", "create "+name, nil, u)
 }
 
-// createWith writes a new workspace whose revision 1 has the given root.
-func (db *DB) createWith(ctx context.Context, name string, opts CreateOptions, root objects.Digest, stats Stats, cwd, forkedFrom, command string, pin *revPin) (Workspace, error) {
+// createWith writes a new workspace whose revision 1 has the given root,
+// storing its settings and manifest with what u holds (nil: nothing).
+func (db *DB) createWith(ctx context.Context, name string, opts CreateOptions, root objects.Digest, stats Stats, cwd, forkedFrom, command string, pin *revPin, u *upload) (Workspace, error) {
+	if u == nil {
+		u = db.newUpload()
+		defer u.release()
+	}
 	q := DefaultQuotas()
 	if opts.Quotas != nil {
 		q = *opts.Quotas
@@ -280,11 +283,8 @@ func (db *DB) createWith(ctx context.Context, name string, opts CreateOptions, r
 	if err != nil {
 		return Workspace{}, err
 	}
-	w.Settings, err = db.putObject(ctx, sb)
-	defer db.guard.release(w.Settings)
-	if err != nil {
-		return Workspace{}, fmt.Errorf("meta: create %s: nothing was created: %w", name, err)
-	}
+	w.Settings = objects.Sum(sb)
+	u.add(pendingObject{d: w.Settings, tag: tagSettings, size: int64(len(sb)), data: sb, what: "the settings"})
 	rev := &Revision{
 		Workspace: name, WorkspaceID: w.ID, N: 1, Root: root, Cwd: cwd, Time: now,
 		Command: command, Author: opts.Author, Stats: stats, Nonce: newID(),
@@ -293,9 +293,9 @@ func (db *DB) createWith(ctx context.Context, name string, opts CreateOptions, r
 	if err != nil {
 		return Workspace{}, err
 	}
-	rev.Manifest, err = db.putObject(ctx, mb)
-	defer db.guard.release(rev.Manifest)
-	if err != nil {
+	rev.Manifest = objects.Sum(mb)
+	u.add(pendingObject{d: rev.Manifest, tag: tagManifest, size: int64(len(mb)), data: mb, what: "the manifest", last: true})
+	if err := u.run(ctx); err != nil {
 		return Workspace{}, fmt.Errorf("meta: create %s: nothing was created: %w", name, err)
 	}
 	err = db.update(func(tx *bolt.Tx) error {
@@ -308,12 +308,15 @@ func (db *DB) createWith(ctx context.Context, name string, opts CreateOptions, r
 		if err := putWorkspace(tx, w); err != nil {
 			return err
 		}
+		if err := u.record(tx); err != nil {
+			return err
+		}
 		return putRevision(tx, w, rev)
 	})
 	if err != nil {
 		// Remove the objects of the workspace that was not created, so
 		// that a later Recover does not bring it to life.
-		db.deleteObjects(ctx, "a failed create of "+name, w.Settings, rev.Manifest)
+		u.discard(ctx, "a failed create of "+name)
 		return Workspace{}, err
 	}
 	db.emit(EventCreate, *w)
@@ -411,9 +414,11 @@ func (db *DB) Update(ctx context.Context, name string, u WorkspaceUpdate) (Works
 		if err != nil {
 			return Workspace{}, err
 		}
-		w.Settings, err = db.putObject(ctx, sb)
-		if err != nil {
-			db.guard.release(w.Settings)
+		w.Settings = objects.Sum(sb)
+		up := db.newUpload()
+		up.add(pendingObject{d: w.Settings, tag: tagSettings, size: int64(len(sb)), data: sb, what: "the settings"})
+		if err := up.run(ctx); err != nil {
+			up.release()
 			return Workspace{}, fmt.Errorf("meta: update %s: nothing was changed: %w", name, err)
 		}
 		var raced bool
@@ -432,14 +437,17 @@ func (db *DB) Update(ctx context.Context, name string, u WorkspaceUpdate) (Works
 			if err := db.pruneTx(tx, &w); err != nil {
 				return err
 			}
+			if err := up.record(tx); err != nil {
+				return err
+			}
 			return putWorkspace(tx, &w)
 		})
-		db.guard.release(w.Settings)
 		if err != nil || raced {
 			// Recover takes the settings object with the highest sequence
 			// number; this one was never applied.
-			db.deleteObjects(ctx, "a failed update of "+name, w.Settings)
+			up.discard(ctx, "a failed update of "+name)
 		}
+		up.release()
 		if err != nil {
 			return Workspace{}, err
 		}
@@ -495,9 +503,11 @@ func (db *DB) Delete(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	td, err := db.putObject(ctx, tb)
-	defer db.guard.release(td)
-	if err != nil {
+	td := objects.Sum(tb)
+	u := db.newUpload()
+	defer u.release()
+	u.add(pendingObject{d: td, tag: tagTombstone, size: int64(len(tb)), data: tb, what: "the tombstone"})
+	if err := u.run(ctx); err != nil {
 		return fmt.Errorf("meta: delete %s: nothing was deleted: %w", w.Name, err)
 	}
 	err = db.update(func(tx *bolt.Tx) error {
@@ -519,26 +529,17 @@ func (db *DB) Delete(ctx context.Context, name string) error {
 		if err := dropOutputs(tx, w.ID); err != nil {
 			return err
 		}
+		if err := u.record(tx); err != nil {
+			return err
+		}
 		return tx.Bucket(bucketTombstones).Put([]byte(w.ID), td[:])
 	})
 	if err != nil {
 		// The tombstone names an incarnation that still lives; remove it so
 		// that a later Recover does not drop the workspace.
-		db.deleteObjects(ctx, "a failed delete of "+w.Name, td)
+		u.discard(ctx, "a failed delete of "+w.Name)
 		return err
 	}
 	db.emit(EventDelete, w)
 	return nil
-}
-
-// deleteObjects removes metadata objects written for an operation whose
-// transaction failed, so that Recover never mistakes them for committed
-// state. A failure is logged: the object then stays until GC or a recover
-// brings back what the failed operation wrote.
-func (db *DB) deleteObjects(ctx context.Context, what string, ds ...objects.Digest) {
-	for _, d := range ds {
-		if err := db.store.Delete(context.WithoutCancel(ctx), d); err != nil {
-			db.log.Warn("meta: could not remove an object of "+what, "digest", d.String(), "err", err)
-		}
-	}
 }

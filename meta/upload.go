@@ -1,0 +1,357 @@
+package meta
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/wsfs/wsfs/objects"
+)
+
+// An upload stores the new objects of one operation (a commit, a create, a
+// settings change) in as few requests as the store allows:
+//
+//   - an object the object index already locates is not stored again (no
+//     request at all); one it does not know and must not write (a put op
+//     without a source, a tree named by CommitTree) is looked up with
+//     Stat, as stores written before the index need;
+//   - objects smaller than objects.PackThreshold go into packs (one upload
+//     each, usually one for the whole operation), larger ones are single
+//     blobs (one conditional write each);
+//   - objects marked last (a revision's manifest, which names the others)
+//     travel in the final pack, uploaded only when everything else is
+//     stored: a manifest never reaches the store before its trees and
+//     blobs, so Recover never finds one whose objects are missing.
+//
+// The caller then records the upload in the object index in the same
+// transaction that commits what uses it (record), deletes its packs if
+// that transaction fails (discard), and releases the gc protection of its
+// objects once the transaction is over (release).
+type upload struct {
+	db      *DB
+	objs    []*pendingObject
+	byD     map[objects.Digest]*pendingObject
+	guarded []objects.Digest
+
+	mu      sync.Mutex
+	packs   []objects.PackInfo
+	singles []singleRecord
+}
+
+// pendingObject is one object an operation needs stored.
+type pendingObject struct {
+	d    objects.Digest
+	tag  byte
+	size int64
+	data []byte     // the content, when it is in memory
+	src  BlobSource // else where to read it; with neither, it must be stored already
+	what string     // the path (or kind) named in messages
+	last bool       // stored after every other object
+}
+
+type singleRecord struct {
+	d       objects.Digest
+	size    int64
+	tag     byte
+	modTime time.Time
+}
+
+func (db *DB) newUpload() *upload {
+	return &upload{db: db, byD: map[objects.Digest]*pendingObject{}}
+}
+
+// add queues an object and protects it from gc until release. An object
+// queued twice is stored once; content given once is kept.
+func (u *upload) add(o pendingObject) {
+	if cur, ok := u.byD[o.d]; ok {
+		if cur.data == nil && cur.src == nil {
+			cur.data, cur.src = o.data, o.src
+		}
+		cur.last = cur.last || o.last
+		return
+	}
+	p := &o
+	u.objs = append(u.objs, p)
+	u.byD[o.d] = p
+	u.guarded = append(u.guarded, o.d)
+	u.db.guard.protect(o.d)
+}
+
+// release ends the gc protection of the upload's objects.
+func (u *upload) release() {
+	u.db.guard.release(u.guarded...)
+	u.guarded = nil
+}
+
+// run stores what the store lacks. Errors wrap ErrInvalid (bad content,
+// a missing object that had to be stored) or ErrStore.
+func (u *upload) run(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	locs := make([]indexEntry, len(u.objs))
+	found := make([]bool, len(u.objs))
+	err := u.db.view(func(tx *bolt.Tx) error {
+		for i, o := range u.objs {
+			var err error
+			if locs[i], found[i], err = indexLocate(tx, o.d); err != nil {
+				return corruptf(u.db.path, "%v", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if objects.IsLocal(u.db.raw) {
+		u.checkCopies(ctx, locs, found)
+	}
+	var small, last, large, lookups []*pendingObject
+	rewrite := map[objects.Digest]bool{}
+	for i, o := range u.objs {
+		loc := locs[i]
+		if found[i] && !loc.Damaged {
+			if o.tag == tagFile && loc.Length != o.size {
+				return fmt.Errorf("%s: %w: it says %d bytes, the stored blob %s has %d", o.what, ErrInvalid, o.size, o.d.Short(), loc.Length)
+			}
+			continue
+		}
+		switch {
+		case o.data == nil && o.src == nil && found[i]:
+			// Stored, and known to be damaged: the revision names it as
+			// any other, and fsck reports it until it is healed.
+		case o.data == nil && o.src == nil:
+			lookups = append(lookups, o)
+		case o.size >= objects.PackThreshold:
+			large = append(large, o)
+			rewrite[o.d] = found[i] // a damaged single blob is replaced
+		case o.last:
+			last = append(last, o)
+		default:
+			small = append(small, o)
+		}
+	}
+	if err := u.lookup(ctx, lookups); err != nil {
+		return err
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(u.db.opts.UploadParallelism)
+	for _, o := range large {
+		g.Go(func() error { return u.putSingle(gctx, o, rewrite[o.d]) })
+	}
+	var cur []objects.PackObject
+	var curSize int64
+	for _, o := range small {
+		if gctx.Err() != nil {
+			break
+		}
+		data, err := u.content(gctx, o)
+		if err != nil {
+			g.Go(func() error { return err })
+			break
+		}
+		if len(cur) > 0 && (curSize+int64(len(data)) > objects.MaxPackBytes || len(cur) >= objects.MaxPackEntries) {
+			full := cur
+			g.Go(func() error { return u.putPack(gctx, full) })
+			cur, curSize = nil, 0
+		}
+		cur = append(cur, objects.PackObject{Digest: o.d, Tag: o.tag, Data: data})
+		curSize += int64(len(data))
+	}
+	if len(last) == 0 {
+		if len(cur) > 0 {
+			g.Go(func() error { return u.putPack(gctx, cur) })
+		}
+		return g.Wait()
+	}
+	var lastSize int64
+	for _, o := range last {
+		lastSize += int64(len(o.data))
+	}
+	if len(cur) > 0 && curSize+lastSize > objects.MaxPackBytes {
+		full := cur
+		g.Go(func() error { return u.putPack(gctx, full) })
+		cur = nil
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, o := range last {
+		data, err := u.content(ctx, o)
+		if err != nil {
+			return err
+		}
+		cur = append(cur, objects.PackObject{Digest: o.d, Tag: o.tag, Data: data})
+	}
+	return u.putPack(ctx, cur)
+}
+
+// checkCopies reads back, on a local store, the stored copies of the
+// objects the upload has content for: a copy that does not match its
+// digest (or is gone) is stored again, which heals it. Reading a local
+// copy costs less than the write it may save.
+func (u *upload) checkCopies(ctx context.Context, locs []indexEntry, found []bool) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, u.db.opts.UploadParallelism)
+	for i, o := range u.objs {
+		if !found[i] || locs[i].Damaged || o.data == nil && o.src == nil {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			rc, err := u.db.store.Open(ctx, o.d, 0, -1)
+			if err == nil {
+				_, err = io.Copy(io.Discard, rc)
+				rc.Close()
+			}
+			if err != nil && ctx.Err() == nil {
+				u.db.log.Warn("meta: a stored copy is damaged or gone; storing the content again", "digest", o.d.String(), "err", err)
+				locs[i].Damaged = true
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// lookup asks the store for objects the index does not know and that
+// must be stored already, and indexes those it finds.
+func (u *upload) lookup(ctx context.Context, objs []*pendingObject) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(u.db.opts.UploadParallelism)
+	for _, o := range objs {
+		g.Go(func() error {
+			info, err := u.db.raw.Stat(gctx, o.d)
+			switch {
+			case errors.Is(err, objects.ErrNotFound):
+				return fmt.Errorf("%s: %w: its %s %s is not in the object store", o.what, ErrInvalid, kindWord(o.tag), o.d.Short())
+			case err != nil:
+				return fmt.Errorf("%s: %w: %w", o.what, ErrStore, err)
+			case o.tag == tagFile && info.Size != o.size:
+				return fmt.Errorf("%s: %w: it says %d bytes, the stored blob %s has %d", o.what, ErrInvalid, o.size, o.d.Short(), info.Size)
+			}
+			u.mu.Lock()
+			u.singles = append(u.singles, singleRecord{d: o.d, size: info.Size, tag: o.tag, modTime: info.ModTime})
+			u.mu.Unlock()
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+func kindWord(tag byte) string {
+	if tag == tagTree {
+		return "tree"
+	}
+	return "content"
+}
+
+// content returns an object's bytes, read from its source and checked.
+func (u *upload) content(ctx context.Context, o *pendingObject) ([]byte, error) {
+	if o.data != nil || o.src == nil {
+		return o.data, nil
+	}
+	rc, err := o.src(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the content: %w", o.what, err)
+	}
+	defer rc.Close()
+	buf := bytes.NewBuffer(make([]byte, 0, o.size+1))
+	if _, err := io.Copy(buf, io.LimitReader(rc, o.size+1)); err != nil {
+		return nil, fmt.Errorf("%s: reading the content: %w", o.what, err)
+	}
+	b := buf.Bytes()
+	if int64(len(b)) != o.size || objects.Sum(b) != o.d {
+		return nil, fmt.Errorf("%s: %w: %w: the content read is not the %d bytes of %s", o.what, ErrInvalid, objects.ErrDigestMismatch, o.size, o.d.Short())
+	}
+	return b, nil
+}
+
+func (u *upload) putSingle(ctx context.Context, o *pendingObject, replace bool) error {
+	var r io.Reader
+	if o.data != nil || o.src == nil {
+		r = bytes.NewReader(o.data)
+	} else {
+		rc, err := o.src(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: reading the content: %w", o.what, err)
+		}
+		defer rc.Close()
+		r = rc
+	}
+	put := u.db.raw.Put
+	if replace {
+		put = func(ctx context.Context, d objects.Digest, r io.Reader, size int64) error {
+			return objects.Rewrite(ctx, u.db.raw, d, r, size)
+		}
+	}
+	if err := put(ctx, o.d, r, o.size); err != nil {
+		if errors.Is(err, objects.ErrDigestMismatch) {
+			return fmt.Errorf("%s: %w: %w", o.what, ErrInvalid, err)
+		}
+		return fmt.Errorf("%s: %w: %w", o.what, ErrStore, err)
+	}
+	u.mu.Lock()
+	u.singles = append(u.singles, singleRecord{d: o.d, size: o.size, tag: o.tag, modTime: u.db.now().UTC()})
+	u.mu.Unlock()
+	return nil
+}
+
+func (u *upload) putPack(ctx context.Context, objs []objects.PackObject) error {
+	p, err := objects.WritePack(ctx, u.db.raw, objs)
+	if err != nil {
+		if errors.Is(err, objects.ErrDigestMismatch) {
+			return fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		return fmt.Errorf("%w: %w", ErrStore, err)
+	}
+	p.ModTime = u.db.now().UTC()
+	u.mu.Lock()
+	u.packs = append(u.packs, p)
+	u.mu.Unlock()
+	return nil
+}
+
+// record indexes what the upload stored, in the caller's transaction.
+func (u *upload) record(tx *bolt.Tx) error {
+	for _, p := range u.packs {
+		if err := indexAddPack(tx, p); err != nil {
+			return err
+		}
+	}
+	for _, s := range u.singles {
+		if err := indexAddSingle(tx, s.d, s.size, s.tag, s.modTime); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commit records the upload in a transaction of its own, for objects that
+// an operation stores ahead of the transaction that uses them (WriteTree).
+func (u *upload) commit() error {
+	return u.db.update(u.record)
+}
+
+// discard deletes the packs of an upload whose transaction failed: nothing
+// indexes them, and a pack holding a manifest would otherwise let Recover
+// bring back an operation that never happened. Single blobs stay (another
+// operation may be storing the same content); gc collects them.
+func (u *upload) discard(ctx context.Context, what string) {
+	for _, p := range u.packs {
+		if err := u.db.raw.Delete(context.WithoutCancel(ctx), p.Digest); err != nil {
+			u.db.log.Warn("meta: could not remove a pack of "+what, "pack", p.Digest.String(), "err", err)
+		}
+	}
+	u.packs = nil
+}
