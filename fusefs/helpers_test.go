@@ -191,3 +191,28 @@ func mustRead(t testing.TB, p string) string {
 	}
 	return string(b)
 }
+
+// damageStored flips one byte of the object d where the folder store of
+// env e holds it: its pack, or its single blob.
+func damageStored(t *testing.T, e *env, d objects.Digest) {
+	t.Helper()
+	ctx := context.Background()
+	loc, ok, err := e.db.Store().(*objects.Packed).Locator().Locate(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, off := d.Key(), int64(0)
+	if ok && loc.InPack() {
+		key, off = loc.Pack.Key(), loc.Offset
+	}
+	p := filepath.Join(e.home, "objects", filepath.FromSlash(key))
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[off] ^= 0xff
+	os.Chmod(p, 0o644)
+	if err := os.WriteFile(p, b, 0o444); err != nil {
+		t.Fatal(err)
+	}
+}

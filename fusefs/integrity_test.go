@@ -50,12 +50,9 @@ func TestCorruptBlobIsEIO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Damage the blob in the folder store (same size, other bytes).
-	blob := filepath.Join(e.home, "objects", filepath.FromSlash(ent.Digest.Key()))
-	os.Chmod(blob, 0o644)
-	if err := os.WriteFile(blob, []byte("the wrong bytes\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// Damage the content where the folder store holds it (a byte of its
+	// pack).
+	damageStored(t, e, ent.Digest)
 	f, err := os.Open(filepath.Join(dir, "data.txt"))
 	if err == nil {
 		_, err = io.ReadAll(f)
@@ -93,16 +90,7 @@ func TestOverwriteCorruptFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		blob := filepath.Join(e.home, "objects", filepath.FromSlash(ent.Digest.Key()))
-		b, err := os.ReadFile(blob)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b[0] ^= 0xff
-		os.Chmod(blob, 0o644)
-		if err := os.WriteFile(blob, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		damageStored(t, e, ent.Digest)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "overwrite.txt"), []byte("new\n"), 0o644); err != nil {
 		t.Fatalf("writing over a corrupt file: %v", err)

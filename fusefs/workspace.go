@@ -430,14 +430,19 @@ func (ws *workspace) commitLocked(ctx context.Context, base meta.RevNum, cwd str
 			ws.mu.Unlock()
 		}
 	}()
-	if err := fz.upload(ctx, ws); err != nil {
+	// The files' contents and the new trees go in one batch, which meta
+	// stores with the revision's manifest: one upload (a pack) for a
+	// commit of small files.
+	batch := ws.fsys.db.NewBatch()
+	defer batch.Close()
+	if err := fz.hash(ctx, batch); err != nil {
 		return meta.Revision{}, false, fmt.Errorf("fusefs: commit to %s: %w; the head stays at revision %d", ws.name, err, head)
 	}
-	root, _, err := fz.writeTrees(ctx, ws, top)
+	root, _, err := fz.writeTrees(ctx, batch, top)
 	if err != nil {
 		return meta.Revision{}, false, fmt.Errorf("fusefs: commit to %s: %w; the head stays at revision %d", ws.name, err, head)
 	}
-	rev, committed, err := ws.fsys.db.CommitTree(ctx, ws.name, base, root, cwd, info)
+	rev, committed, err := ws.fsys.db.CommitBatch(ctx, ws.name, base, batch, root, cwd, info)
 	if err != nil {
 		return rev, false, err
 	}
@@ -539,10 +544,11 @@ func (fz *frozen) freeze(d *entry) *frozenDir {
 	return fd
 }
 
-// upload hashes and uploads the content of every changed file, in
-// parallel, from the pinned spools, without ws.mu.
-func (fz *frozen) upload(ctx context.Context, ws *workspace) error {
-	g, gctx := errgroup.WithContext(ctx)
+// hash hashes the content of every changed file, in parallel, from the
+// pinned spools, without ws.mu, and adds it to batch, which reads the
+// spool again if the store lacks it.
+func (fz *frozen) hash(ctx context.Context, batch *meta.Batch) error {
+	g, _ := errgroup.WithContext(ctx)
 	g.SetLimit(8)
 	for _, ff := range fz.files {
 		if ff.spool == "" {
@@ -559,11 +565,18 @@ func (fz *frozen) upload(ctx context.Context, ws *workspace) error {
 			if _, err := io.Copy(h, io.NewSectionReader(f, 0, ff.size)); err != nil {
 				return fmt.Errorf("hashing %q: %w", p, err)
 			}
-			d := objects.Digest(h.Sum(nil))
-			if err := ws.fsys.store.Put(gctx, d, io.NewSectionReader(f, 0, ff.size), ff.size); err != nil {
-				return fmt.Errorf("uploading %q: %w", p, err)
-			}
-			ff.digest = d
+			ff.digest = objects.Digest(h.Sum(nil))
+			spool, size := ff.spool, ff.size
+			batch.PutBlob(ff.digest, size, func(context.Context) (io.ReadCloser, error) {
+				f, err := os.Open(spool)
+				if err != nil {
+					return nil, fmt.Errorf("reading the spool of %q: %w", p, err)
+				}
+				return struct {
+					io.Reader
+					io.Closer
+				}{io.NewSectionReader(f, 0, size), f}, nil
+			})
 			return nil
 		})
 	}
@@ -573,7 +586,7 @@ func (fz *frozen) upload(ctx context.Context, ws *workspace) error {
 // writeTrees writes the trees of the frozen directories, bottom up, and
 // returns fd's tree and totals. Clean directories keep the digest they
 // had, so the cost follows the change.
-func (fz *frozen) writeTrees(ctx context.Context, ws *workspace, fd *frozenDir) (objects.Digest, meta.Stats, error) {
+func (fz *frozen) writeTrees(ctx context.Context, batch *meta.Batch, fd *frozenDir) (objects.Digest, meta.Stats, error) {
 	if fd.entries == nil {
 		return fd.tree, fd.sub, nil
 	}
@@ -584,7 +597,7 @@ func (fz *frozen) writeTrees(ctx context.Context, ws *workspace, fd *frozenDir) 
 			te.Digest = ff.digest
 		}
 		if sub, ok := fd.children[i]; ok {
-			digest, st, err := fz.writeTrees(ctx, ws, sub)
+			digest, st, err := fz.writeTrees(ctx, batch, sub)
 			if err != nil {
 				return objects.Digest{}, meta.Stats{}, err
 			}
@@ -592,7 +605,7 @@ func (fz *frozen) writeTrees(ctx context.Context, ws *workspace, fd *frozenDir) 
 		}
 		total = total.Add(te.Stats())
 	}
-	digest, err := ws.fsys.db.WriteTree(ctx, &meta.Tree{Entries: fd.entries})
+	digest, err := batch.WriteTree(ctx, &meta.Tree{Entries: fd.entries})
 	if err != nil {
 		return objects.Digest{}, meta.Stats{}, err
 	}
