@@ -550,7 +550,7 @@ func (s *Server) finishRun(l *runLease, rep *RunReport) (RunResult, error) {
 		hasOutput := l.output.Len() > 0
 		l.outMu.Unlock()
 		if hasOutput {
-			if d, err := objects.PutBytes(ctx, s.cfg.DB.Store(), out); err != nil {
+			if d, err := s.cfg.DB.PutOutput(ctx, l.ws, out); err != nil {
 				s.log.Error("api: run: storing the command's output failed", "workspace", l.ws, "err", err)
 			} else {
 				l.result.OutputRef = d.String()
