@@ -394,10 +394,18 @@ func TestCorruptBlobFailsTheStream(t *testing.T) {
 	if _, _, err := e.client.WriteFile(ctx, "acme/a", "f.bin", bytes.NewReader(content), meta.WriteFileOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// Damage the content's last byte where the store holds it (its pack).
 	d := objects.Sum(content)
-	blob := filepath.Join(e.home, "objects", "blobs", d.String()[:2], d.String())
-	damaged := bytes.Clone(content)
-	damaged[len(damaged)-1] ^= 1
+	loc, ok, err := e.db.Store().(*objects.Packed).Locator().Locate(ctx, d)
+	if err != nil || !ok || !loc.InPack() {
+		t.Fatalf("the content is not in a pack: %+v, %v", loc, err)
+	}
+	blob := filepath.Join(e.home, "objects", filepath.FromSlash(loc.Pack.Key()))
+	damaged, err := os.ReadFile(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged[loc.Offset+loc.Length-1] ^= 1
 	if err := os.WriteFile(blob, damaged, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/wsfs/wsfs/internal/testenv"
+	"github.com/wsfs/wsfs/objects"
 	"github.com/wsfs/wsfs/objects/s3/s3test"
 )
 
@@ -215,18 +216,76 @@ func (s *Store) listBucket(t testing.TB, prefix string) []string {
 	return keys
 }
 
-// Blobs returns the hex digests of the blobs in the store (keys
-// blobs/<2 hex>/<64 hex>), sorted.
+// Blobs returns the hex digests of the objects in the store, sorted: the
+// single blobs (keys blobs/<2 hex>/<64 hex>) and the objects inside packs.
 func (s *Store) Blobs(t testing.TB) []string {
 	t.Helper()
 	var out []string
+	for d := range s.objects(t) {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// storedObject is where the store holds an object: a key, and the
+// object's bytes at [off, off+length) in it.
+type storedObject struct {
+	key         string
+	off, length int64
+	packed      bool
+}
+
+// objects maps the hex digest of every object in the store to where it
+// is, reading every pack's index.
+func (s *Store) objects(t testing.TB) map[string]storedObject {
+	t.Helper()
+	out := map[string]storedObject{}
 	for _, k := range s.Keys(t) {
 		parts := strings.Split(k, "/")
-		if len(parts) == 3 && parts[0] == "blobs" && len(parts[2]) == 64 && strings.HasPrefix(parts[2], parts[1]) {
-			out = append(out, parts[2])
+		if len(parts) != 3 || parts[0] != "blobs" || len(parts[2]) != 64 || !strings.HasPrefix(parts[2], parts[1]) {
+			continue
+		}
+		b := s.Get(t, k)
+		if objects.IsPackHead(b) {
+			if idx, err := objects.DecodePack(b); err == nil {
+				for _, e := range idx.Entries {
+					out[e.Digest.String()] = storedObject{key: k, off: e.Offset, length: e.Length, packed: true}
+				}
+				continue
+			}
+		}
+		if _, ok := out[parts[2]]; !ok {
+			out[parts[2]] = storedObject{key: k, length: int64(len(b))}
 		}
 	}
 	return out
+}
+
+// Get returns the bytes stored under key.
+func (s *Store) Get(t testing.TB, key string) []byte {
+	t.Helper()
+	switch s.Kind {
+	case Local:
+		b, err := os.ReadFile(s.ObjectPath(key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	default:
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		obj, err := s.S3.Client(t).GetObject(ctx, s.Bucket, s.ObjectPath(key), minio.GetObjectOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer obj.Close()
+		b, err := io.ReadAll(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
 }
 
 // ObjectPath returns where key lives: a file path for Local, the full

@@ -83,17 +83,18 @@ func smoke(t *testing.T, e *Env, serverArgs ...string) {
 		t.Errorf("revision 3 stats: %+v", revs[0].Stats)
 	}
 
-	// The store: the file's one blob under blobs/<2 hex>/<64 hex> (under
-	// the bucket's prefix for S3), and nothing outside the store's root.
+	// The store: the file's content in the pack its commit uploaded, a
+	// blob under blobs/<2 hex>/<64 hex> (under the bucket's prefix for
+	// S3), and nothing outside the store's root.
 	sum := sha256.Sum256([]byte(scoresCSV))
 	digest := hex.EncodeToString(sum[:])
-	blobs := e.Store.Blobs(t)
-	if !slices.Contains(blobs, digest) {
-		t.Errorf("blob %s of scores.csv is not in the store; blobs: %q", digest, blobs)
+	at, ok := e.Store.objects(t)[digest]
+	if !ok || !at.packed {
+		t.Errorf("the content %s of scores.csv is not in a pack of the store: %+v", digest, at)
 	}
 	keys := e.Store.Keys(t)
-	if !slices.Contains(keys, "blobs/"+digest[:2]+"/"+digest) {
-		t.Errorf("store keys %q lack blobs/%s/%s", keys, digest[:2], digest)
+	if !slices.Contains(keys, at.key) || !strings.HasPrefix(at.key, "blobs/") {
+		t.Errorf("store keys %q lack the pack %s", keys, at.key)
 	}
 	if e.Store.Kind == S3 {
 		assertAllUnderPrefix(t, e.Store)
