@@ -36,10 +36,12 @@
 //
 // Snapshot commits the live tree as a revision: under the workspace's lock
 // it freezes the changed part of the tree (pinning the spools of the
-// changed files), then, without the lock, the changed files are hashed and
-// uploaded in parallel, only the trees on changed paths are written (clean
-// directories keep their digests) and meta.CommitTree records the revision
-// with the stale-revision check; a short lock then installs the digests
+// changed files), then, without the lock, the changed files are hashed in
+// parallel, only the trees on changed paths are built (clean directories
+// keep their digests), all in a meta.Batch, and meta.CommitBatch stores
+// what the store lacks with the revision's manifest (one upload, a pack,
+// for a commit of small files) and records the revision with the
+// stale-revision check; a short lock then installs the digests
 // and clears the dirty marks of what did not change meanwhile. Edits made
 // during the upload stay dirty for the next commit and are never lost; a
 // file written during it moves to a new spool, so the commit keeps the
@@ -132,7 +134,7 @@
 // outermost first (none is taken while holding one below it):
 //
 //  1. workspace.commitMu: one commit of a workspace at a time, held across
-//     its uploads and CommitTree (whose event reaches follow, which takes
+//     its uploads and CommitBatch (whose event reaches follow, which takes
 //     FS.mu and workspace.pendMu).
 //  2. FS.mu: the table of workspaces, tenants, holds and the workspaces a
 //     mkdir is creating.
