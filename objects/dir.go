@@ -273,6 +273,10 @@ func (s *Dir) Open(ctx context.Context, d Digest, off, length int64) (io.ReadClo
 	return &contextReadCloser{contextReader{ctx, io.NewSectionReader(f, start, n)}, f}, nil
 }
 
+// damageAdvice is what a person can do about a damaged blob.
+const damageAdvice = "`wsfs fsck --repair` writes again every damaged blob it finds a good copy of and lists the others with the revisions they break; " +
+	"writing the same content again also replaces the damaged copy; or restore the files from an earlier revision (wsfs restore, or copy from .history on the mount)"
+
 // damageHint adds to a corrupt blob's error the file that holds it and
 // what a person can do about it.
 type damageHint struct {
@@ -283,8 +287,7 @@ type damageHint struct {
 func (r damageHint) Read(p []byte) (int, error) {
 	n, err := r.ReadCloser.Read(p)
 	if err != nil && errors.Is(err, ErrCorrupt) {
-		err = fmt.Errorf("%w; the damaged file is %s: run `wsfs fsck` to list every damaged blob, "+
-			"then write the same content again (it replaces the damaged copy) or restore the files that name it from an earlier revision (wsfs restore, or copy from .history on the mount)", err, r.path)
+		err = fmt.Errorf("%w; the damaged file is %s: %s", err, r.path, damageAdvice)
 	}
 	return n, err
 }

@@ -225,6 +225,9 @@ func (r *damageReporter) Read(b []byte) (int, error) {
 				err = fmt.Errorf("%w (and recording the damage failed: %v)", err, derr)
 			}
 		})
+		if r.loc.InPack() {
+			err = fmt.Errorf("%w; it is in pack %s: %s", err, r.loc.Pack.Short(), damageAdvice)
+		}
 	}
 	return n, err
 }
