@@ -25,10 +25,11 @@ type Output struct {
 }
 
 // PutOutput stores a command's output, content, for workspace ws and
-// returns its digest (the REF of `wsfs output REF`): the output and its
-// reference object (which ties it to ws, so that Recover can reference it
-// again) go up together, in one pack unless the output is large. Call
-// RecordOutput with the digest to keep it referenced.
+// returns its digest (the REF of `wsfs output REF`): the output as a blob
+// of its own (`wsfs output` reads it from the store alone, without
+// meta.db) and, at the same time, its reference object (which ties it to
+// ws, so that Recover can reference it again). Call RecordOutput with the
+// digest to keep it referenced.
 func (db *DB) PutOutput(ctx context.Context, ws string, content []byte) (objects.Digest, error) {
 	name, err := ParseWorkspace(ws)
 	if err != nil {
@@ -42,7 +43,7 @@ func (db *DB) PutOutput(ctx context.Context, ws string, content []byte) (objects
 	ref := encodeOutputRef(w.ID, d)
 	u := db.newUpload()
 	defer u.release()
-	u.add(pendingObject{d: d, tag: tagOutput, size: int64(len(content)), data: content, what: "the output"})
+	u.add(pendingObject{d: d, tag: tagOutput, size: int64(len(content)), data: content, what: "the output", single: true})
 	u.add(pendingObject{d: objects.Sum(ref), tag: tagOutputRef, size: int64(len(ref)), data: ref, what: "the output's reference"})
 	if err := u.run(ctx); err != nil {
 		return d, fmt.Errorf("meta: store output of %s: %w", name, err)

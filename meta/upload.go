@@ -54,6 +54,12 @@ type pendingObject struct {
 	src  BlobSource // else where to read it; with neither, it must be stored already
 	what string     // the path (or kind) named in messages
 	last bool       // stored after every other object
+	// single stores the object as a blob of its own whatever its size,
+	// for readers that read the store without the object index.
+	single bool
+	// healOnly stores the object only to replace a stored copy found
+	// damaged (content a commit names again unchanged).
+	healOnly bool
 }
 
 type singleRecord struct {
@@ -75,6 +81,7 @@ func (u *upload) add(o pendingObject) {
 			cur.data, cur.src = o.data, o.src
 		}
 		cur.last = cur.last || o.last
+		cur.healOnly = cur.healOnly && o.healOnly
 		return
 	}
 	p := &o
@@ -117,6 +124,9 @@ func (u *upload) run(ctx context.Context) error {
 	rewrite := map[objects.Digest]bool{}
 	for i, o := range u.objs {
 		loc := locs[i]
+		if o.healOnly && !(found[i] && loc.Damaged) {
+			continue
+		}
 		if found[i] && !loc.Damaged {
 			if o.tag == tagFile && loc.Length != o.size {
 				return fmt.Errorf("%s: %w: it says %d bytes, the stored blob %s has %d", o.what, ErrInvalid, o.size, o.d.Short(), loc.Length)
@@ -129,7 +139,7 @@ func (u *upload) run(ctx context.Context) error {
 			// any other, and fsck reports it until it is healed.
 		case o.data == nil && o.src == nil:
 			lookups = append(lookups, o)
-		case o.size >= objects.PackThreshold:
+		case o.size >= objects.PackThreshold || o.single:
 			large = append(large, o)
 			rewrite[o.d] = found[i] // a damaged single blob is replaced
 		case o.last:
