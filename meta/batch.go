@@ -77,6 +77,20 @@ type cachedTree struct {
 	t *Tree
 }
 
+// blobList returns the batch's file contents.
+func (b *Batch) blobList() []pendingObject {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]pendingObject, 0, len(b.blobs))
+	for _, o := range b.blobs {
+		out = append(out, o)
+	}
+	return out
+}
+
 // Close forgets the batch's trees. CommitBatch closes the batch itself.
 func (b *Batch) Close() {
 	b.mu.Lock()

@@ -164,6 +164,11 @@ func (db *DB) Commit(ctx context.Context, ws string, base RevNum, change Change)
 	}
 	newTrees, root := ed.serialize()
 	if root == baseRev.Root && cwd == baseRev.Cwd {
+		// Nothing to commit, but content written again over itself heals
+		// a damaged stored copy all the same.
+		if err := db.healPuts(ctx, change.Ops); err != nil {
+			db.log.Warn("meta: could not store again a damaged copy of content written over itself", "workspace", w.Name, "err", err)
+		}
 		return *baseRev, false, nil
 	}
 	changes, err := ed.changes(ctx, baseRev.Root)
@@ -291,6 +296,14 @@ func (db *DB) commitTree(ctx context.Context, ws string, base RevNum, root objec
 			o.data, o.size = emptyTree, int64(len(emptyTree))
 		}
 		u.add(o)
+	}
+	// Files of the batch the base has already (written again unchanged):
+	// stored again only over a copy found damaged, which heals it.
+	for _, o := range batch.blobList() {
+		if _, fresh := u.byD[o.d]; !fresh {
+			o.healOnly, o.what = true, "a file written again"
+			u.add(o)
+		}
 	}
 	diffs, err := db.diffTrees(ctx, baseRev.Root, root, "", nil)
 	if err != nil {
@@ -487,4 +500,30 @@ func parentOf(p string) string {
 		return p[:i]
 	}
 	return ""
+}
+
+// healPuts checks, on a local store, the stored copies of the contents of
+// put operations and stores again those found damaged (upload.run does
+// the check), for a commit that otherwise writes nothing.
+func (db *DB) healPuts(ctx context.Context, ops []Op) error {
+	if !objects.IsLocal(db.raw) {
+		return nil
+	}
+	u := db.newUpload()
+	defer u.release()
+	for i := range ops {
+		if op := &ops[i]; op.Kind == OpPut && op.Source != nil {
+			u.add(pendingObject{d: op.Digest, tag: tagFile, size: op.Size, src: op.Source, what: op.Path})
+		}
+	}
+	if len(u.objs) == 0 {
+		return nil
+	}
+	if err := u.run(ctx); err != nil {
+		return err
+	}
+	if len(u.packs) == 0 && len(u.singles) == 0 {
+		return nil
+	}
+	return u.commit()
 }

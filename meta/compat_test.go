@@ -147,6 +147,15 @@ func TestCompatPrePackStore(t *testing.T) {
 	if err != nil || len(rep.Garbage) != 0 || rep.Young != 3 {
 		t.Fatalf("gc (the copied fixture is young): %v %+v", err, rep)
 	}
+	// --repair indexes the old single blobs and stores the reference the
+	// old output lacks, so that recover finds the output again.
+	fr, err := db.Fsck(ctx, FsckOptions{Repair: true})
+	if err != nil || !fr.OK() || fr.Index.Singles == 0 {
+		t.Fatalf("fsck --repair: %v %+v", err, fr)
+	}
+	if len(fr.Repaired) != 1 || fr.Repaired[0].Kind != "output-ref" {
+		t.Fatalf("fsck --repair wrote %+v, want the output's reference", fr.Repaired)
+	}
 	heads := map[string]RevNum{}
 	ws, _ := db.List(ctx, "")
 	for _, w := range ws {
@@ -171,5 +180,8 @@ func TestCompatPrePackStore(t *testing.T) {
 	}
 	if got := readFile(t, rdb, Ref{"acme/reports", 3}, "big.bin"); got != string(fixtureBig) {
 		t.Fatalf("recovered big.bin: %d bytes", len(got))
+	}
+	if outs, err := rdb.Outputs(ctx, "acme/reports"); err != nil || len(outs) != 1 {
+		t.Fatalf("recovered outputs: %v, %v", outs, err)
 	}
 }

@@ -19,7 +19,21 @@ type FsckOptions struct {
 	Quick bool
 	// Progress, if set, is called as objects are checked (total grows as
 	// more are found).
-	Progress func(done, total int)
+	Progress func(done, total int) `json:"-"`
+	// Repair rebuilds the object index from the store before the check;
+	// then it writes again every damaged or missing object of a retained
+	// revision (file content, tree, manifest, kept output) that a good
+	// copy of is found for, verified against its digest: in the read
+	// cache in front of the store, if any, or in Sources; and it stores
+	// the reference objects that kept outputs recorded before them lack.
+	// The report is that of a check run again after the repairs. It needs
+	// the database open for writing.
+	Repair bool
+	// Sources are stores to take good copies from (a mount's spool left by
+	// a crash, another store holding the same objects). A packed object is
+	// looked for as a single blob and, through the object index, in a
+	// source's copy of its pack.
+	Sources []objects.Store `json:"-"`
 }
 
 // Problem is one thing Fsck found wrong.
@@ -51,6 +65,29 @@ type FsckReport struct {
 	Packs      int        `json:"packs"`
 	Problems   []Problem  `json:"problems"`
 	Orphans    []BlobInfo `json:"orphans"`
+	// Damaged lists every damaged or missing object of a retained
+	// revision, with the revisions it breaks.
+	Damaged []Damage `json:"damaged,omitempty"`
+	// With Repair: the object index rebuilt from the store, and what was
+	// written again.
+	Index    *IndexRebuild `json:"index,omitempty"`
+	Repaired []Repaired    `json:"repaired,omitempty"`
+}
+
+// Damage is a damaged or missing object and the retained revisions that
+// reach it (restore an earlier revision, or write the files again).
+type Damage struct {
+	Digest    string   `json:"digest"`
+	Kind      string   `json:"kind"` // the Problem's kind
+	Revisions []string `json:"revisions"`
+	Paths     []string `json:"paths,omitempty"` // where the revisions have it (first ones)
+}
+
+// Repaired is an object fsck --repair wrote again from a good copy.
+type Repaired struct {
+	Digest string `json:"digest"`
+	Kind   string `json:"kind"`
+	Source string `json:"source"`
 }
 
 // OK reports whether no problem was found.
@@ -65,6 +102,45 @@ func (r *FsckReport) OK() bool { return len(r.Problems) == 0 }
 // check itself cannot run (the database cannot be read); everything else is
 // a Problem in the report.
 func (db *DB) Fsck(ctx context.Context, opts FsckOptions) (*FsckReport, error) {
+	if !opts.Repair {
+		rep, c, err := db.fsck(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		c.damage()
+		return rep, nil
+	}
+	if db.opts.ReadOnly {
+		return nil, fmt.Errorf("meta: fsck --repair: %s is open read-only; it needs the database to itself", db.path)
+	}
+	idx, err := db.RebuildIndex(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("meta: fsck --repair: %w", err)
+	}
+	// Repair, check again, and go on while that repairs more: a healed
+	// tree shows the files under it, which the check could not reach.
+	var repaired []Repaired
+	seen := map[objects.Digest]bool{}
+	for {
+		rep, c, err := db.fsck(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		more, err := db.repair(ctx, c, opts.Sources, seen)
+		repaired = append(repaired, more...)
+		if err != nil {
+			return nil, fmt.Errorf("meta: fsck --repair: %w", err)
+		}
+		if len(more) == 0 {
+			c.damage()
+			rep.Index, rep.Repaired = idx, repaired
+			return rep, nil
+		}
+	}
+}
+
+// fsck runs the check and returns its report and state.
+func (db *DB) fsck(ctx context.Context, opts FsckOptions) (*FsckReport, *fsckRun, error) {
 	rep := &FsckReport{Quick: opts.Quick}
 	for _, p := range db.CheckFile(ctx) {
 		rep.Problems = append(rep.Problems, Problem{Kind: "db", Detail: p})
@@ -105,13 +181,15 @@ func (db *DB) Fsck(ctx context.Context, opts FsckOptions) (*FsckReport, error) {
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("meta: fsck: %w", err)
+		return nil, nil, fmt.Errorf("meta: fsck: %w", err)
 	}
-	c := &fsckRun{db: db, opts: opts, rep: rep, refs: refs, trees: map[objects.Digest]treeCheck{}}
+	c := &fsckRun{db: db, opts: opts, rep: rep, refs: refs, trees: map[objects.Digest]treeCheck{},
+		store: db.checkedStore(), parents: map[objects.Digest][]objects.Digest{}, roots: map[objects.Digest][]string{}}
 	for _, wr := range all {
 		rep.Workspaces++
 		w := wr.w
-		if _, err := db.store.Stat(ctx, w.Settings); err != nil {
+		c.outputs = append(c.outputs, outputOf{w.ID, wr.outputs})
+		if _, err := c.store.Stat(ctx, w.Settings); err != nil {
 			c.problem(Problem{Kind: "workspace", Workspace: w.Name, Digest: w.Settings.String(), Detail: "settings object: " + err.Error()})
 		}
 		if n := len(wr.revs); n > 0 {
@@ -124,7 +202,7 @@ func (db *DB) Fsck(ctx context.Context, opts FsckOptions) (*FsckReport, error) {
 			// Its reference object is not required (outputs recorded
 			// before there were any have none); --repair stores it.
 			refs[objects.Sum(encodeOutputRef(w.ID, d))] = struct{}{}
-			if _, err := db.store.Stat(ctx, d); err != nil {
+			if _, err := c.store.Stat(ctx, d); err != nil {
 				c.problem(Problem{Kind: "output", Workspace: w.Name, Digest: d.String(), Detail: "a command's kept output: " + err.Error()})
 			}
 		}
@@ -132,13 +210,23 @@ func (db *DB) Fsck(ctx context.Context, opts FsckOptions) (*FsckReport, error) {
 			rep.Revisions++
 			c.checkRevision(ctx, &w, r)
 			if ctx.Err() != nil {
-				return nil, fmt.Errorf("meta: fsck: %w", ctx.Err())
+				return nil, nil, fmt.Errorf("meta: fsck: %w", ctx.Err())
 			}
 		}
 	}
 	c.checkStore(ctx)
 	sort.Slice(rep.Orphans, func(i, j int) bool { return rep.Orphans[i].Digest.String() < rep.Orphans[j].Digest.String() })
-	return rep, nil
+	return rep, c, nil
+}
+
+// checkedStore is the store fsck reads: the DB's, seen through the object
+// index, but past its read cache, if it has one (a good cached copy would
+// hide a damaged stored one).
+func (db *DB) checkedStore() objects.Store {
+	if r, ok := db.raw.(interface{ Remote() objects.Store }); ok {
+		return objects.NewPacked(r.Remote(), locator{db})
+	}
+	return db.store
 }
 
 // checkStore lists the store: every pack the object index records must be
@@ -289,9 +377,21 @@ type fsckRun struct {
 	db    *DB
 	opts  FsckOptions
 	rep   *FsckReport
+	store objects.Store // what the check reads (checkedStore)
 	refs  map[objects.Digest]struct{}
 	trees map[objects.Digest]treeCheck
 	done  int
+	// parents maps a tree or file content to the trees naming it, and
+	// roots a root tree to the revisions ("ws@n") whose root it is, so
+	// that a damaged object's revisions can be found.
+	parents map[objects.Digest][]objects.Digest
+	roots   map[objects.Digest][]string
+	outputs []outputOf
+}
+
+type outputOf struct {
+	id      string
+	outputs []objects.Digest
 }
 
 func (c *fsckRun) problem(p Problem) { c.rep.Problems = append(c.rep.Problems, p) }
@@ -309,7 +409,8 @@ func (c *fsckRun) checkRevision(ctx context.Context, w *Workspace, r *Revision) 
 	case r.N == 1 && r.Parent != 0, r.N > 1 && r.Parent != r.N-1:
 		c.problem(Problem{Kind: "revision", Workspace: w.Name, Rev: r.N, Detail: fmt.Sprintf("parent is %d, want %d", r.Parent, r.N-1)})
 	}
-	if b, err := objects.Get(ctx, c.db.store, r.Manifest); err != nil {
+	c.roots[r.Root] = append(c.roots[r.Root], Ref{Workspace: w.Name, Rev: r.N}.String())
+	if b, err := objects.Get(ctx, c.store, r.Manifest); err != nil {
 		c.problem(Problem{Kind: "manifest", Workspace: w.Name, Rev: r.N, Digest: r.Manifest.String(), Detail: err.Error()})
 	} else if m, err := decodeManifest(b); err != nil {
 		c.problem(Problem{Kind: "manifest", Workspace: w.Name, Rev: r.N, Digest: r.Manifest.String(), Detail: err.Error()})
@@ -332,7 +433,7 @@ func (c *fsckRun) checkTree(ctx context.Context, w *Workspace, r *Revision, d ob
 	c.refs[d] = struct{}{}
 	c.rep.Trees++
 	c.progress()
-	b, err := objects.Get(ctx, c.db.store, d)
+	b, err := objects.Get(ctx, c.store, d)
 	if err != nil {
 		c.problem(Problem{Kind: "tree", Workspace: w.Name, Rev: r.N, Path: p, Digest: d.String(), Detail: err.Error()})
 		c.trees[d] = treeCheck{}
@@ -347,6 +448,9 @@ func (c *fsckRun) checkTree(ctx context.Context, w *Workspace, r *Revision, d ob
 	ok := true
 	for _, e := range t.Entries {
 		ep := joinPath(p, e.Name)
+		if e.Kind == KindDir || e.Kind == KindFile {
+			c.parents[e.Digest] = append(c.parents[e.Digest], d)
+		}
 		switch e.Kind {
 		case KindDir:
 			sub, subOK := c.checkTree(ctx, w, r, e.Digest, ep)
@@ -371,7 +475,7 @@ func (c *fsckRun) checkBlob(ctx context.Context, w *Workspace, r *Revision, e En
 	c.rep.Bytes += e.Size
 	c.progress()
 	pr := Problem{Workspace: w.Name, Rev: r.N, Path: p, Digest: e.Digest.String()}
-	info, err := c.db.store.Stat(ctx, e.Digest)
+	info, err := c.store.Stat(ctx, e.Digest)
 	if err != nil {
 		pr.Kind, pr.Detail = "blob-missing", err.Error()
 		if !errors.Is(err, objects.ErrNotFound) {
@@ -388,7 +492,7 @@ func (c *fsckRun) checkBlob(ctx context.Context, w *Workspace, r *Revision, e En
 	if c.opts.Quick {
 		return
 	}
-	rc, err := c.db.store.Open(ctx, e.Digest, 0, -1)
+	rc, err := c.store.Open(ctx, e.Digest, 0, -1)
 	if err == nil {
 		_, err = io.Copy(io.Discard, rc)
 		rc.Close()
