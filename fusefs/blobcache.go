@@ -42,6 +42,12 @@ type cachedBlob struct {
 	size   int64
 }
 
+// CopiesDir is the folder under a spool folder where the mount keeps its
+// verified copies of blobs, each a file named by the digest of its
+// content (objects.OpenCopies reads them): after a crash, a source of good
+// copies for `wsfs fsck --repair`.
+func CopiesDir(spoolDir string) string { return filepath.Join(spoolDir, "blobs") }
+
 func newBlobCache(store objects.Store, dir string, maxBytes int64) (*blobCache, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("fusefs: blob cache %s: %w", dir, err)

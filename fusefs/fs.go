@@ -123,7 +123,7 @@ func Mount(ctx context.Context, dir string, opts Options) (*FS, error) {
 		histLinks: map[objects.Digest]map[uint64]uint32{},
 		stop:      make(chan struct{}), stopped: make(chan struct{})}
 	f.ino.Store(firstDynamicIno)
-	if f.blobs, err = newBlobCache(f.store, filepath.Join(opts.SpoolDir, "blobs"), cmp.Or(opts.BlobCacheBytes, DefaultBlobCacheBytes)); err != nil {
+	if f.blobs, err = newBlobCache(f.store, CopiesDir(opts.SpoolDir), cmp.Or(opts.BlobCacheBytes, DefaultBlobCacheBytes)); err != nil {
 		return nil, err
 	}
 	// Following meta's events starts before any workspace loads, so that
