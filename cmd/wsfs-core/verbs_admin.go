@@ -2,22 +2,28 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"github.com/wsfs/wsfs/api"
+	"github.com/wsfs/wsfs/fusefs"
 	"github.com/wsfs/wsfs/meta"
+	"github.com/wsfs/wsfs/objects"
+	"github.com/wsfs/wsfs/objects/storeurl"
 )
 
 func init() {
 	register(&verb{name: "gc", args: "[--delete] [--grace 1h] [--json]", summary: "find (and with --delete remove) blobs no retained revision reaches", run: runGC})
-	register(&verb{name: "fsck", args: "[--quick] [--json]", summary: "check every retained revision's trees and blobs; exit 1 on problems", run: runFsck})
+	register(&verb{name: "fsck", args: "[--quick] [--repair [--from URL]...] [--json]", summary: "check every retained revision's trees and blobs; exit 1 on problems; --repair rebuilds the object index and heals damaged blobs from good copies", run: runFsck})
 	register(&verb{name: "recover", args: "[--json]", summary: "rebuild meta.db from the object store alone", run: runRecover})
 }
 
@@ -82,14 +88,23 @@ func runGC(ctx context.Context, a *app, args []string) error {
 	}
 	fmt.Fprintf(a.stdout, "gc: %s\n", mode)
 	fmt.Fprintf(a.stdout, "  marked from %d revisions of %d workspaces: %d reachable objects\n", rep.Revisions, rep.Workspaces, rep.Reachable)
-	fmt.Fprintf(a.stdout, "  %d blobs in the store; %d unreached but younger than %s (kept)\n", rep.Listed, rep.Young, *grace)
-	fmt.Fprintf(a.stdout, "  garbage: %d blobs, %s\n", len(rep.Garbage), humanBytes(rep.GarbageBytes))
+	fmt.Fprintf(a.stdout, "  %d blobs in the store (%d packs); %d unreached but younger than %s (kept)\n", rep.Listed, rep.Packs, rep.Young, *grace)
+	fmt.Fprintf(a.stdout, "  garbage: %d blobs and packs, %s\n", len(rep.Garbage), humanBytes(rep.GarbageBytes))
+	if len(rep.Repack) > 0 {
+		fmt.Fprintf(a.stdout, "  mostly garbage: %d packs, %s (their live objects move to new packs)\n", len(rep.Repack), humanBytes(rep.RepackBytes))
+	}
 	if !rep.DryRun {
-		fmt.Fprintf(a.stdout, "  deleted: %d blobs, %s", rep.Deleted, humanBytes(rep.DeletedBytes))
+		fmt.Fprintf(a.stdout, "  deleted: %d blobs and packs, %s", rep.Deleted, humanBytes(rep.DeletedBytes))
 		if rep.Skipped > 0 {
 			fmt.Fprintf(a.stdout, " (%d skipped: a commit started using them)", rep.Skipped)
 		}
 		fmt.Fprintln(a.stdout)
+		if rep.Repacked > 0 {
+			fmt.Fprintf(a.stdout, "  repacked: %d packs (%s of live objects copied)\n", rep.Repacked, humanBytes(rep.RepackedLive))
+		}
+	}
+	if rep.Unindexed > 0 {
+		fmt.Fprintf(a.stdout, "  kept %d packs the object index did not know, which hold live objects (indexed again; run 'wsfs fsck --repair' to rebuild the whole index)\n", rep.Unindexed)
 	}
 	if *verbose {
 		for _, b := range rep.Garbage {
@@ -104,6 +119,12 @@ func runFsck(ctx context.Context, a *app, args []string) error {
 	var g globalFlags
 	fs := newFlags(a, v, &g)
 	quick := fs.Bool("quick", false, "check file blobs by size only (no hashing)")
+	repair := fs.Bool("repair", false, "rebuild the object index from the store, and write again every damaged or missing blob a good copy is found for (the read cache, a crashed server's spool, --from stores)")
+	var from []string
+	fs.Func("from", "with --repair: another store URL to take good copies from (repeatable)", func(u string) error {
+		from = append(from, u)
+		return nil
+	})
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	if err := parse(a, v, fs, args); err != nil {
 		return err
@@ -111,13 +132,27 @@ func runFsck(ctx context.Context, a *app, args []string) error {
 	if fs.NArg() != 0 {
 		return usagef("takes no arguments")
 	}
-	db, done, err := g.openHistory(ctx, true)
+	if len(from) > 0 && !*repair {
+		return usagef("--from names where --repair takes good copies from: add --repair")
+	}
+	opts := meta.FsckOptions{Quick: *quick, Repair: *repair}
+	var db api.History
+	var done func()
+	var err error
+	if *repair {
+		var sources []objects.Store
+		db, sources, done, err = g.openForRepair(ctx, from)
+		opts.Sources = sources
+	} else {
+		db, done, err = g.openHistory(ctx, true)
+	}
 	if err != nil {
 		return err
 	}
 	defer done()
 	tick, stop := progress(a, "fsck")
-	rep, err := db.Fsck(ctx, meta.FsckOptions{Quick: *quick, Progress: tick})
+	opts.Progress = tick
+	rep, err := db.Fsck(ctx, opts)
 	stop()
 	if err != nil {
 		return err
@@ -135,6 +170,47 @@ func runFsck(ctx context.Context, a *app, args []string) error {
 	return nil
 }
 
+// openForRepair opens meta.db for writing, which fsck --repair needs to
+// itself, and the stores to take good copies from: the spool a crashed
+// server left (a clean stop removes it) and the stores named by --from.
+func (g *globalFlags) openForRepair(ctx context.Context, from []string) (*meta.DB, []objects.Store, func(), error) {
+	home, err := g.homeDir()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if c, err := api.Dial(ctx, home); err == nil {
+		pid := c.Health().PID
+		c.Close()
+		return nil, nil, nil, fmt.Errorf("fsck --repair needs meta.db to itself, and the wsfs server (PID %d) has it: stop the server (wsfs umount DIR), then run wsfs fsck --repair", pid)
+	}
+	db, err := g.openDB(ctx, false)
+	if errors.Is(err, meta.ErrInUse) {
+		return nil, nil, nil, heldError(home, err)
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var sources []objects.Store
+	closeAll := func() {
+		for _, s := range sources {
+			closeStore(s)
+		}
+		closeDB(db)
+	}
+	if c, err := objects.OpenCopies(fusefs.CopiesDir(filepath.Join(home, "spool"))); err == nil {
+		sources = append(sources, c)
+	}
+	for _, u := range from {
+		st, err := storeurl.Open(ctx, u, storeurl.Options{Home: home})
+		if err != nil {
+			closeAll()
+			return nil, nil, nil, fmt.Errorf("--from %s: %w", u, err)
+		}
+		sources = append(sources, st)
+	}
+	return db, sources, closeAll, nil
+}
+
 func printFsck(w io.Writer, rep *meta.FsckReport) {
 	how := "full (every blob read and hashed)"
 	if rep.Quick {
@@ -142,8 +218,18 @@ func printFsck(w io.Writer, rep *meta.FsckReport) {
 	}
 	fmt.Fprintf(w, "fsck: %s\n", how)
 	fmt.Fprintf(w, "  %d workspaces, %d revisions, %d trees, %d blobs (%s)\n", rep.Workspaces, rep.Revisions, rep.Trees, rep.Blobs, humanBytes(rep.Bytes))
+	if rep.Packs > 0 {
+		fmt.Fprintf(w, "  %d packs of small objects in the store\n", rep.Packs)
+	}
 	if len(rep.Orphans) > 0 {
-		fmt.Fprintf(w, "  %d orphan blobs (referenced by no retained revision; 'wsfs gc' reclaims them)\n", len(rep.Orphans))
+		fmt.Fprintf(w, "  %d orphan blobs and packs (referenced by no retained revision; 'wsfs gc' reclaims them)\n", len(rep.Orphans))
+	}
+	if ix := rep.Index; ix != nil {
+		fmt.Fprintf(w, "  object index rebuilt from the store: %d objects in %d packs and %d single blobs (%d added, %d moved, %d dropped)\n",
+			ix.Objects, ix.Packs, ix.Singles, ix.Added, ix.Moved, ix.Dropped)
+	}
+	for _, r := range rep.Repaired {
+		fmt.Fprintf(w, "  repaired: %s %s, written again from %s\n", r.Kind, r.Digest[:12], r.Source)
 	}
 	if len(rep.Problems) == 0 {
 		fmt.Fprintln(w, "  no problems")
@@ -160,6 +246,21 @@ func printFsck(w io.Writer, rep *meta.FsckReport) {
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\n", p.Kind, p.Workspace, p.Rev, p.Path, d, p.Detail)
 	}
 	tw.Flush()
+	if len(rep.Damaged) > 0 {
+		fmt.Fprintf(w, "  %d damaged or missing objects, and the revisions they break:\n", len(rep.Damaged))
+		for _, dm := range rep.Damaged {
+			where := ""
+			if len(dm.Paths) > 0 {
+				where = " (" + strings.Join(dm.Paths, ", ") + ")"
+			}
+			fmt.Fprintf(w, "    %s %s%s: %s\n", dm.Kind, dm.Digest[:12], where, strings.Join(dm.Revisions, " "))
+		}
+		if rep.Index == nil {
+			fmt.Fprintln(w, "  run 'wsfs fsck --repair' to write again those a good copy is found for (the read cache, a crashed server's spool, --from URL); restore the files of the others from an earlier revision, or write them again")
+		} else {
+			fmt.Fprintln(w, "  no good copy was found of those: restore their files from an earlier revision, write them again, or run 'wsfs fsck --repair --from URL' with a store that holds them")
+		}
+	}
 }
 
 func runRecover(ctx context.Context, a *app, args []string) error {
@@ -191,8 +292,8 @@ func runRecover(ctx context.Context, a *app, args []string) error {
 	if *asJSON {
 		return writeJSON(a.stdout, rep)
 	}
-	fmt.Fprintf(a.stdout, "recover: rebuilt %s from %d blobs (%d trees, %d manifests)\n", path, rep.Blobs, rep.Trees, rep.Manifests)
-	fmt.Fprintf(a.stdout, "  %d workspaces, %d revisions\n", len(rep.Workspaces), rep.Revisions)
+	fmt.Fprintf(a.stdout, "recover: rebuilt %s from %d blobs (%d packs; %d trees, %d manifests)\n", path, rep.Blobs, rep.Packs, rep.Trees, rep.Manifests)
+	fmt.Fprintf(a.stdout, "  %d workspaces, %d revisions, %d kept command outputs\n", len(rep.Workspaces), rep.Revisions, rep.Outputs)
 	for _, s := range rep.Skipped {
 		fmt.Fprintf(a.stdout, "  skipped: %s\n", s)
 	}
