@@ -1,11 +1,13 @@
 package meta
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"sort"
+	"sync"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -221,12 +223,83 @@ func (db *DB) fsck(ctx context.Context, opts FsckOptions) (*FsckReport, *fsckRun
 
 // checkedStore is the store fsck reads: the DB's, seen through the object
 // index, but past its read cache, if it has one (a good cached copy would
-// hide a damaged stored one).
+// hide a damaged stored one). On a remote store, a pack is fetched once
+// for all the objects read from it (packReads), not once per object.
 func (db *DB) checkedStore() objects.Store {
-	if r, ok := db.raw.(interface{ Remote() objects.Store }); ok {
-		return objects.NewPacked(r.Remote(), locator{db})
+	raw := db.raw
+	if r, ok := raw.(interface{ Remote() objects.Store }); ok {
+		raw = r.Remote()
 	}
-	return db.store
+	if objects.IsLocal(raw) {
+		return objects.NewPacked(raw, locator{db})
+	}
+	return objects.NewPacked(&packReads{Store: raw, packs: map[objects.Digest][]byte{}}, locator{db})
+}
+
+// packReads serves ranged reads (a packed object is always one) out of
+// whole packs it fetches once and keeps in memory, up to packReadsMax
+// bytes, the oldest dropped first. A pack that does not hash to its name
+// is not kept: its ranges are read from the store one by one (the object
+// read is verified on its own, so one damaged object spoils only itself).
+// Whole reads go to the store.
+type packReads struct {
+	objects.Store
+	mu      sync.Mutex
+	packs   map[objects.Digest][]byte
+	order   []objects.Digest
+	bytes   int
+	damaged map[objects.Digest]bool
+}
+
+const packReadsMax = 64 << 20
+
+func (p *packReads) Open(ctx context.Context, d objects.Digest, off, length int64) (io.ReadCloser, error) {
+	if off == 0 && length < 0 {
+		return p.Store.Open(ctx, d, off, length)
+	}
+	p.mu.Lock()
+	b, ok := p.packs[d]
+	bad := p.damaged[d]
+	p.mu.Unlock()
+	if !ok && !bad {
+		got, err := objects.Get(ctx, p.Store, d)
+		switch {
+		case err == nil:
+			b, ok = got, true
+			p.keep(d, got)
+		case errors.Is(err, objects.ErrCorrupt):
+			p.mu.Lock()
+			if p.damaged == nil {
+				p.damaged = map[objects.Digest]bool{}
+			}
+			p.damaged[d] = true
+			p.mu.Unlock()
+		default:
+			return nil, err
+		}
+	}
+	if !ok {
+		return p.Store.Open(ctx, d, off, length)
+	}
+	start, n := objects.ClipRange(off, length, int64(len(b)))
+	return io.NopCloser(bytes.NewReader(b[start : start+n])), nil
+}
+
+func (p *packReads) keep(d objects.Digest, b []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.packs[d]; ok || len(b) > packReadsMax {
+		return
+	}
+	p.packs[d] = b
+	p.order = append(p.order, d)
+	p.bytes += len(b)
+	for p.bytes > packReadsMax && len(p.order) > 0 {
+		old := p.order[0]
+		p.order = p.order[1:]
+		p.bytes -= len(p.packs[old])
+		delete(p.packs, old)
+	}
 }
 
 // checkStore lists the store: every pack the object index records must be

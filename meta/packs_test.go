@@ -533,3 +533,28 @@ func TestRecoverOutputs(t *testing.T) {
 		}
 	}
 }
+
+// TestFsckReadsPacksOnce: a full fsck over a remote store fetches each
+// pack once for all the objects it reads from it, not once per object.
+func TestFsckReadsPacksOnce(t *testing.T) {
+	ctx := context.Background()
+	rc := newRequestCounter(objects.NewMemory())
+	db := openTestDB(t, rc)
+	w := mustCreate(t, db, "acme/a")
+	var ops []Op
+	for i := range 100 {
+		ops = append(ops, PutBytes(fmt.Sprintf("d%d/f%d", i%7, i), []byte(fmt.Sprintf("file %d", i)), 0, t0))
+	}
+	mustCommit(t, db, w.Name, 1, ops...)
+	db.trees = newTreeCache(16)
+	rc.reset()
+	rep, err := db.Fsck(ctx, FsckOptions{})
+	if err != nil || !rep.OK() || rep.Blobs != 100 {
+		t.Fatalf("fsck: %v %+v", err, rep)
+	}
+	// Two packs (create's and the commit's), each fetched once, and each
+	// pack's index read once; the settings are a Stat in the index.
+	if got := rc.reset(); got["open"] > 4 {
+		t.Fatalf("fsck of 100 packed files made %v requests, want each pack fetched once", got)
+	}
+}
