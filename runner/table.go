@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/wsfs/wsfs/runner/awk"
+	"github.com/wsfs/wsfs/runner/bc"
 	"github.com/wsfs/wsfs/runner/command"
 	"github.com/wsfs/wsfs/runner/coreutils"
 	"github.com/wsfs/wsfs/runner/grep"
@@ -26,7 +27,7 @@ func CommandSpecs() []command.Spec {
 	for _, specs := range [][]command.Spec{
 		shellSpecs(), coreutils.Commands(), textutils.Commands(), grep.Commands(),
 		sed.Commands(), awk.Commands(), jq.Commands(), jsexec.Commands(),
-		yq.Commands(), htmlmd.Commands(), sqlite.Commands(), xan.Commands(),
+		yq.Commands(), htmlmd.Commands(), sqlite.Commands(), xan.Commands(), bc.Commands(),
 	} {
 		for _, s := range specs {
 			if !seen[s.Name] {

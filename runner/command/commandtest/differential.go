@@ -76,7 +76,11 @@ func (d *Differential) Run(t *testing.T, cases []Case) int {
 		want := d.host(t, argv, c, files)
 		got := d.ours(t, argv, c, files)
 		if diff := Compare(got, want, !c.LooseStderr); diff != "" {
-			t.Errorf("%s:%s", c.Line, diff)
+			if c.Stdin != "" {
+				t.Errorf("%s < %q:%s", c.Line, trim(c.Stdin), diff)
+			} else {
+				t.Errorf("%s:%s", c.Line, diff)
+			}
 			continue
 		}
 		pass++
