@@ -86,10 +86,18 @@
 // compare against a real ripgrep (13.0 from Debian agrees on all 381
 // cases, order aside).
 //
+// rg --json prints ripgrep's JSON Lines (rgjson.go): begin, match (with
+// submatches and their byte offsets), context and end messages per file
+// with something to print, each end with the file's statistics, and a
+// summary; text that is not UTF-8 is {"bytes": base64}. As ripgrep's,
+// --json refuses -c, -l, -L and --files and ignores -o, -r, --column and
+// -b; -N makes line_number null. TestRgJSONAgainstRipgrep compares it
+// with ripgrep 13, timings aside.
+//
 // Deliberate differences from ripgrep:
 //   - Regexes are Go's RE2, not Rust's regex crate: \d \w \s \b are ASCII;
 //     look-around is refused as ripgrep without PCRE2 refuses it.
-//   - Not supported (status 2 with a message): --json, -P/--pcre2,
+//   - Not supported (status 2 with a message): -P/--pcre2,
 //     -U/--multiline, -z/--search-zip, --pre, --passthru, --stats,
 //     -p/--pretty and --heading.
 //   - Output is in path order (as --sort path), searched one file at a

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/wsfs/wsfs/runner/command"
 	"github.com/wsfs/wsfs/runner/internal/gnuregex"
@@ -97,6 +98,9 @@ type grep struct {
 	// rgBinaryExplicit: rg searches a named binary file (and says so);
 	// a binary file found while walking is skipped.
 	rgBinaryExplicit bool
+	// rg --json: when the run began and its statistics.
+	start     time.Time
+	jsonTotal jsonStats
 }
 
 // errWriter records the first write error so searching stops (the runner

@@ -67,6 +67,9 @@ type options struct {
 	replace      *string // -r
 	column       bool    // --column
 	vimgrep      bool    // --vimgrep
+	json         bool    // --json
+	// jsonNoLineNumber: --json with -N (line_number is null).
+	jsonNoLineNumber bool
 }
 
 // usageError is a bad command line: GNU prints the message (if any) and

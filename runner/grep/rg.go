@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/wsfs/wsfs/runner/command"
@@ -23,7 +24,7 @@ var rgFlags = []string{"-e PATTERN", "-f FILE", "-i", "-s", "-S", "-v", "-w", "-
 	"-a", "-0", "-b", "-g GLOB", "--iglob GLOB", "-t TYPE", "-T TYPE", "--type-list", "--files", "--max-depth NUM",
 	"-m NUM", "-A NUM", "-B NUM", "-C NUM", "-r REPLACEMENT", "--column", "--vimgrep", "--no-heading",
 	"--color WHEN", "--sort path", "-j NUM", "--no-messages", "--type-add SPEC", "--type-clear TYPE",
-	"--context-separator SEP", "--no-context-separator"}
+	"--context-separator SEP", "--no-context-separator", "--json"}
 
 // rgOptions is what an rg command line asks beyond grep's options.
 type rgOptions struct {
@@ -88,9 +89,24 @@ var builtinTypes = map[string][]string{
 	"zig":        {"*.zig"},
 }
 
+// rgUsage is the usage part of ripgrep 13's argument errors.
+const rgUsage = `USAGE:
+    
+    rg [OPTIONS] PATTERN [PATH ...]
+    rg [OPTIONS] -e PATTERN ... [PATH ...]
+    rg [OPTIONS] -f PATTERNFILE ... [PATH ...]
+    rg [OPTIONS] --files [PATH ...]
+    rg [OPTIONS] --type-list
+    command | rg [OPTIONS] PATTERN
+    rg [OPTIONS] --help
+    rg [OPTIONS] --version
+
+For more information try --help
+`
+
 // rgUnsupported are real ripgrep flags this rg refuses with a message.
 var rgUnsupported = map[string]string{
-	"--json": "JSON output", "--pcre2": "PCRE2", "-P": "PCRE2", "--multiline": "multi-line search",
+	"--pcre2": "PCRE2", "-P": "PCRE2", "--multiline": "multi-line search",
 	"-U": "multi-line search", "--search-zip": "searching compressed files", "-z": "searching compressed files",
 	"--pre": "preprocessors", "--stats": "statistics", "--heading": "headings (output is never a terminal)",
 	"-p": "pretty output", "--pretty": "pretty output", "--passthru": "--passthru", "--passthrough": "--passthru",
@@ -225,12 +241,30 @@ func Rg(ctx context.Context, env *command.Env) int {
 			return 2
 		}
 	}
+	if o.json {
+		// ripgrep's argument parser refuses these with --json.
+		for _, c := range []struct {
+			on   bool
+			name string
+		}{{o.count && !o.countMatches, "--count"}, {o.countMatches, "--count-matches"},
+			{o.listMatching, "--files-with-matches"}, {o.listNonMatching, "--files-without-match"},
+			{ro.listFiles, "--files"}} {
+			if c.on {
+				fmt.Fprintf(env.Stderr, "error: The argument '%s' cannot be used with '--json'\n\n%s", c.name, rgUsage)
+				return 2
+			}
+		}
+		// JSON lines are whole, numbered, and carry no replacement.
+		o.onlyMatching, o.replace, o.column, o.vimgrep, o.byteOffset = false, nil, false, false, false
+		o.jsonNoLineNumber = ro.lineNumber == 0
+		ro.lineNumber = 1
+	}
 	eng, err := newRgEngine(o, ro)
 	if err != nil {
 		env.Errorf("regex parse error:\n    %s\nerror: %s", strings.Join(o.patterns, "|"), err)
 		return 2
 	}
-	g := &grep{ctx: ctx, env: env, o: o, eng: eng}
+	g := &grep{ctx: ctx, env: env, o: o, eng: eng, start: time.Now()}
 	g.out = bufio.NewWriterSize(&errWriter{w: env.Stdout, g: g}, 64<<10)
 	if o.count {
 		// As ripgrep: counting beats listing, whatever the order.
@@ -388,6 +422,10 @@ func applyRgFlag(env *command.Env, o *options, ro *rgOptions, f, val string, rea
 		}
 	case "-r", "--replace":
 		o.replace = &val
+	case "--json":
+		o.json = true
+	case "--no-json":
+		o.json = false
 	case "--column":
 		o.column = true
 	case "--no-column":
@@ -618,6 +656,9 @@ func (w *rgWalker) run() int {
 		root := trimSlashes(p)
 		w.root = root
 		w.walk(root, w.parentIgnores(root), 1)
+	}
+	if o.json && !o.quiet {
+		g.jsonSummary()
 	}
 	if err := g.out.Flush(); err != nil && g.writeErr == nil {
 		g.writeErr = err

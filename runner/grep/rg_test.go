@@ -144,7 +144,7 @@ func TestRgErrors(t *testing.T) {
 		{"rg hello nope.txt", "rg: nope.txt: No such file or directory (os error 2)\n"},
 		{"rg -t nope hello", "rg: error parsing flag -t: unrecognized file type: nope\n"},
 		{"rg --frob hello", "rg: unrecognized flag --frob\n"},
-		{"rg --json hello", "rg: --json is not supported here (JSON output)\n"},
+		{"rg --pcre2 hello", "rg: --pcre2 is not supported here (PCRE2)\n"},
 		{"rg a(?=b)", "rg: regex parse error:\n    a(?=b)\nerror: invalid or unsupported Perl syntax: `(?=`\n"},
 		{"rg -A x foo", "rg: error parsing flag -A: invalid number: x\n"},
 		{"rg -t py hello", "rg: No files were searched, which means ripgrep probably applied a filter you didn't expect.\nRunning with --debug will show why files are being skipped.\n"},

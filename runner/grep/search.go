@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -36,11 +37,25 @@ type fileSearch struct {
 	encodingErr    bool
 	done           bool
 	maxDone        bool // -m reached: only trailing context is left
+
+	// rg --json: the file's begin message was written, its statistics,
+	// when its search began, the bytes read and whether a NUL was seen
+	// (binaryAt is then its offset).
+	jsonBegun bool
+	json      jsonStats
+	start     time.Time
+	bytesRead int64
+	sawNUL    bool
+	// searchedTo: where -m ended the search (0: it did not).
+	searchedTo int64
 }
 
 func (g *grep) searchReader(name string, r io.Reader) {
 	g.searched++
-	s := &fileSearch{g: g, name: name, eol: g.eng.eol, lineno: 1, lastPrintedEnd: -1}
+	s := &fileSearch{g: g, name: name, eol: g.eng.eol, lineno: 1, lastPrintedEnd: -1, binaryAt: -1}
+	if g.o.json {
+		s.start = time.Now()
+	}
 	if g.matchNothing {
 		if g.o.listNonMatching {
 			s.finish()
@@ -70,6 +85,7 @@ func (g *grep) searchReader(name string, r io.Reader) {
 		old := len(s.buf)
 		n, err := r.Read(s.buf[old:cap(s.buf)])
 		s.buf = s.buf[:old+n]
+		s.bytesRead += int64(n)
 		if err == io.EOF {
 			eof = true
 		} else if err != nil {
@@ -115,6 +131,17 @@ func (g *grep) searchReader(name string, r io.Reader) {
 func (s *fileSearch) checkBinary(from int) bool {
 	o := s.g.o
 	if o.binary == binaryText || o.nullData {
+		return false
+	}
+	if o.json && s.g.rgBinaryExplicit {
+		// rg --json searches a named binary file as text and reports
+		// where its first NUL is.
+		if !s.sawNUL {
+			if i := bytes.IndexByte(s.buf[from:], 0); i >= 0 {
+				s.sawNUL = true
+				s.binaryAt = s.bufBase + int64(from+i)
+			}
+		}
 		return false
 	}
 	if !s.binary {
@@ -269,6 +296,8 @@ func (s *fileSearch) selectedRecord(ls, le int) {
 	g.anySelect = true
 	if o.maxCount > 0 && s.selected >= o.maxCount {
 		s.maxDone = true
+		// ripgrep stops searching there: what follows is only context.
+		s.searchedTo = s.bufBase + int64(after(le, len(s.buf)))
 	}
 	switch {
 	case o.quiet:
@@ -321,6 +350,7 @@ func (s *fileSearch) selectedRecord(ls, le int) {
 func (s *fileSearch) writeGroupSeparator() {
 	o := s.g.o
 	switch {
+	case o.json:
 	case o.noGroupSeparator && o.groupSeparator == nil:
 	case o.groupSeparator != nil:
 		s.g.out.WriteString(*o.groupSeparator)
@@ -362,6 +392,10 @@ func (s *fileSearch) printBefore(ls int) {
 // selected record and '-' for context.
 func (s *fileSearch) printRecord(ls, le int, sep byte) {
 	g := s.g
+	if g.o.json {
+		s.jsonRecord(ls, le, sep)
+		return
+	}
 	line := s.buf[ls:le]
 	if g.o.onlyMatching && !(g.o.rg && (sep == '-' || g.o.invert)) {
 		// -o prints the matches of context lines too (there are some only
@@ -625,6 +659,10 @@ func (s *fileSearch) finish() {
 		}
 		g.out.WriteString(strconv.FormatInt(n, 10))
 		g.out.WriteByte('\n')
+		return
+	}
+	if o.json {
+		s.jsonEnd()
 		return
 	}
 	if o.rg {
