@@ -480,6 +480,7 @@ type frozenDir struct {
 
 type frozenFile struct {
 	e      *entry
+	path   string // for messages: e's path when frozen (read without ws.mu)
 	ver    uint64
 	spool  string // pinned until the commit is done
 	size   int64
@@ -506,7 +507,7 @@ func (fz *frozen) freeze(d *entry) *frozenDir {
 			// A file with several names is frozen (and uploaded) once.
 			ff, seen := fz.seen[c]
 			if !seen {
-				ff = &frozenFile{e: c, ver: c.ver, size: c.size, digest: c.digest}
+				ff = &frozenFile{e: c, path: d.childPath(name), ver: c.ver, size: c.size, digest: c.digest}
 				if c.kind == meta.KindFile && c.spool != "" {
 					ff.spool = c.spool
 					c.pin = &spoolPin{spool: c.spool}
@@ -555,7 +556,7 @@ func (fz *frozen) hash(ctx context.Context, batch *meta.Batch) error {
 			continue
 		}
 		g.Go(func() error {
-			p := ff.e.name
+			p := ff.path
 			f, err := os.Open(ff.spool)
 			if err != nil {
 				return fmt.Errorf("reading the spool of %q: %w", p, err)
