@@ -389,18 +389,22 @@ func TestCtimeAndDirSync(t *testing.T) {
 		}
 		return st.Ctim
 	}
-	for name, change := range map[string]func() error{
-		"touch -a": func() error {
+	for _, c := range []struct {
+		name   string
+		change func() error
+	}{
+		{"touch -a", func() error {
 			return unix.UtimesNanoAt(unix.AT_FDCWD, p, []unix.Timespec{{Sec: 5}, {Nsec: unix.UTIME_OMIT}}, 0)
-		},
-		"chmod":       func() error { return os.Chmod(p, 0o600) },
-		"chown":       func() error { return os.Chown(p, os.Getuid(), os.Getgid()) },
-		"setxattr":    func() error { return unix.Setxattr(p, "user.t", []byte("1"), 0) },
-		"removexattr": func() error { return unix.Removexattr(p, "user.t") },
-		"link":        func() error { return os.Link(p, p+"2") },
-		"unlink":      func() error { return os.Remove(p + "2") },
-		"truncate":    func() error { return os.Truncate(p, 0) },
+		}},
+		{"chmod", func() error { return os.Chmod(p, 0o600) }},
+		{"chown", func() error { return os.Chown(p, os.Getuid(), os.Getgid()) }},
+		{"setxattr", func() error { return unix.Setxattr(p, "user.t", []byte("1"), 0) }},
+		{"removexattr", func() error { return unix.Removexattr(p, "user.t") }},
+		{"link", func() error { return os.Link(p, p+"2") }},
+		{"unlink", func() error { return os.Remove(p + "2") }},
+		{"truncate", func() error { return os.Truncate(p, 0) }},
 	} {
+		name, change := c.name, c.change
 		before := ctime()
 		waitTick(t, before)
 		if err := change(); err != nil {
