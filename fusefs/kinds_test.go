@@ -224,6 +224,10 @@ func TestSpecialFilesLinksXattrs(t *testing.T) {
 		t.Error("export wrote a socket (tar has no type for one)")
 	}
 
+	// fsck finds nothing wrong with them.
+	if rep, err := e.db.Fsck(ctx, meta.FsckOptions{}); err != nil || !rep.OK() {
+		t.Fatalf("fsck: %+v, %v", rep, err)
+	}
 	// Recover: a new meta.db from the store alone.
 	path := filepath.Join(t.TempDir(), "meta.db")
 	if _, err := meta.Recover(ctx, path, e.store, meta.RecoverOptions{}); err != nil {
