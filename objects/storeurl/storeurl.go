@@ -39,6 +39,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/wsfs/wsfs/internal/home"
 	"github.com/wsfs/wsfs/objects"
 	"github.com/wsfs/wsfs/objects/s3"
 )
@@ -46,7 +47,7 @@ import (
 // Environment variables read by this package.
 const (
 	EnvStore      = "WSFS_STORE"       // the store URL when --store is not given
-	EnvHome       = "WSFS_HOME"        // wsfs's own folder (meta.db, state, cache, default store)
+	EnvHome       = home.EnvHome       // wsfs's own folder (meta.db, state, cache, default store)
 	EnvS3Endpoint = "WSFS_S3_ENDPOINT" // default endpoint of s3:// URLs
 	EnvS3Region   = "WSFS_S3_REGION"   // default region of s3:// URLs
 )
@@ -261,24 +262,9 @@ func formatSize(n int64) string {
 }
 
 // Home returns wsfs's own folder: $WSFS_HOME, else /var/lib/wsfs for root,
-// else ~/.local/share/wsfs. It does not create it.
-func Home() (string, error) {
-	if h := os.Getenv(EnvHome); h != "" {
-		abs, err := filepath.Abs(h)
-		if err != nil {
-			return "", fmt.Errorf("storeurl: %s=%s: %w", EnvHome, h, err)
-		}
-		return abs, nil
-	}
-	if os.Geteuid() == 0 {
-		return "/var/lib/wsfs", nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("storeurl: no home folder to put wsfs's data in (%v): set %s", err, EnvHome)
-	}
-	return filepath.Join(home, ".local", "share", "wsfs"), nil
-}
+// else ~/.local/share/wsfs (internal/home has the rule). It does not
+// create it.
+func Home() (string, error) { return home.Dir("") }
 
 // Default returns the store URL to use when none is given: $WSFS_STORE,
 // else the folder "objects" under Home.
@@ -286,11 +272,11 @@ func Default() (string, error) {
 	if s := os.Getenv(EnvStore); s != "" {
 		return s, nil
 	}
-	home, err := Home()
+	h, err := Home()
 	if err != nil {
 		return "", err
 	}
-	return FolderURL(filepath.Join(home, "objects")), nil
+	return FolderURL(home.Of(h).Objects()), nil
 }
 
 // FolderURL returns the file:// store URL of an absolute folder path,
