@@ -56,8 +56,16 @@ func TestLayering(t *testing.T) {
 			return under(to, "runner")
 		case under(from, "fusefs"):
 			return under(to, "fusefs") || under(to, "meta") || under(to, "objects")
+		case under(from, "runsvc/runwire"):
+			return false // the standard library only (and internal)
+		case under(from, "runsvc"):
+			// The run service runs commands (runner) over meta and a
+			// mount it knows by an interface, not fusefs.
+			return under(to, "meta") || under(to, "objects") || under(to, "runner") || under(to, "runsvc")
 		case under(from, "api"):
-			return !under(to, "cmd") && !under(to, "integration")
+			// The control socket: meta's history and the run service;
+			// the mount is the run service's business.
+			return !under(to, "cmd") && !under(to, "integration") && !under(to, "fusefs") && !under(to, "runner")
 		case under(from, "cmd"):
 			return !under(to, "integration")
 		case from == "" || under(from, "integration"):
@@ -93,23 +101,23 @@ func TestLayering(t *testing.T) {
 	}
 }
 
-// checkFrontDeps holds the small front (cmd/wsfs) to the standard library
-// and the run socket's wire format: it starts for every command, so what
-// it links is what every `wsfs run` pays for.
+// checkFrontDeps holds the small front (cmd/wsfs) to the standard library,
+// the run socket's wire format and the home's paths: it starts for every
+// command, so what it links is what every `wsfs run` pays for.
 func checkFrontDeps(t *testing.T, mod string) {
 	t.Helper()
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./cmd/wsfs").Output()
 	if err != nil {
 		t.Fatalf("go list -deps ./cmd/wsfs: %v", err)
 	}
-	allowed := map[string]bool{mod + "/cmd/wsfs": true, mod + "/api/runwire": true}
+	allowed := map[string]bool{mod + "/cmd/wsfs": true, mod + "/runsvc/runwire": true, mod + "/internal/home": true}
 	deps := strings.Fields(string(out))
 	if len(deps) == 0 {
 		t.Fatal("go list -deps ./cmd/wsfs listed nothing")
 	}
 	for _, d := range deps {
 		if !allowed[d] {
-			t.Errorf("cmd/wsfs depends on %s: the front may import only the standard library and api/runwire", d)
+			t.Errorf("cmd/wsfs depends on %s: the front may import only the standard library, runsvc/runwire and internal/home", d)
 		}
 	}
 }

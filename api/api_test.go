@@ -19,6 +19,8 @@ import (
 
 	"github.com/wsfs/wsfs/meta"
 	"github.com/wsfs/wsfs/objects"
+	"github.com/wsfs/wsfs/runsvc"
+	"github.com/wsfs/wsfs/runsvc/runwire"
 )
 
 type testEnv struct {
@@ -45,6 +47,12 @@ func (f *fakeLive) Hold(ws string) func() {
 	f.record("hold " + ws)
 	return func() { f.record("release " + ws) }
 }
+func (f *fakeLive) WorkspaceDir(ws string) (string, error) { return "/mnt/" + ws, nil }
+func (f *fakeLive) Snapshot(_ context.Context, ws string, base meta.RevNum, cwd string, info meta.CommitInfo) (meta.Revision, bool, error) {
+	f.record("snapshot " + ws)
+	return meta.Revision{Workspace: ws, N: base}, false, nil
+}
+func (f *fakeLive) Refusals(string) []*meta.QuotaError { return nil }
 func (f *fakeLive) take() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -65,8 +73,13 @@ func newEnv(t *testing.T) *testEnv {
 		t.Fatal(err)
 	}
 	live := &fakeLive{}
-	srv := NewServer(Config{DB: db, Mount: live, MountDir: "/nowhere", Home: home, Store: "file://" + home + "/objects",
-		Version: "test", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	runs, err := runsvc.New(runsvc.Config{DB: db, Mount: live, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(Config{DB: db, Runs: runs, MountDir: "/nowhere", Home: home, Store: "file://" + home + "/objects",
+		Version: "test", Logger: log})
 	ctx := context.Background()
 	if _, err := srv.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -87,7 +100,7 @@ func newEnv(t *testing.T) *testEnv {
 
 func TestSocketAndServerJSON(t *testing.T) {
 	e := newEnv(t)
-	sock := filepath.Join(e.home, SocketName)
+	sock := SocketPath(e.home)
 	fi, err := os.Stat(sock)
 	if err != nil {
 		t.Fatal(err)
@@ -125,24 +138,10 @@ func TestSocketAndServerJSON(t *testing.T) {
 	}
 }
 
-func TestSocketPathFallback(t *testing.T) {
-	long := "/tmp/" + strings.Repeat("x", 120)
-	p := SocketPath(long)
-	if len(p) > maxSocketPath || strings.HasPrefix(p, long) {
-		t.Fatalf("SocketPath(long) = %q (%d bytes)", p, len(p))
-	}
-	if p != SocketPath(long) || p == SocketPath(long+"y") {
-		t.Fatal("the fallback path must be stable per home and differ between homes")
-	}
-	if got := SocketPath("/tmp/h"); got != "/tmp/h/wsfs.sock" {
-		t.Fatalf("SocketPath(short) = %q", got)
-	}
-}
-
 func TestStaleServerJSON(t *testing.T) {
 	home := t.TempDir()
 	// A PID that cannot be alive: beyond pid_max.
-	if err := writeInfo(home, Info{PID: 1 << 30, Socket: filepath.Join(home, SocketName)}); err != nil {
+	if err := writeInfo(home, Info{PID: 1 << 30, Socket: SocketPath(home)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Dial(context.Background(), home); !errors.Is(err, ErrNoServer) || !strings.Contains(err.Error(), "gone") {
@@ -343,7 +342,7 @@ func TestErrorClassesSurviveTheWire(t *testing.T) {
 		t.Fatalf("WriteFile over the file quota: %v (%+v)", err, qe)
 	}
 	var re *RemoteError
-	if !errors.As(err, &re) || re.Code != CodeQuota {
+	if !errors.As(err, &re) || re.Code != runwire.CodeQuota {
 		t.Fatalf("quota error code: %v", err)
 	}
 	// A bad tar is invalid input, and nothing is committed.
@@ -359,15 +358,15 @@ func TestErrorClassesSurviveTheWire(t *testing.T) {
 // Every class the server can meet is rebuilt by the client, including
 // those the history verbs cannot easily provoke (stale, in use).
 func TestErrorCodecEveryClass(t *testing.T) {
-	for _, cs := range codeSentinels {
-		err := fmt.Errorf("meta: somewhere: %w", cs.err)
+	for _, cs := range runsvc.Classes {
+		err := fmt.Errorf("meta: somewhere: %w", cs.Err)
 		got := decodeError(encodeError(err))
-		if !errors.Is(got, cs.err) || got.Error() != err.Error() {
-			t.Errorf("%s: decoded %v (is %v)", cs.code, got, errors.Is(got, cs.err))
+		if !errors.Is(got, cs.Err) || got.Error() != err.Error() {
+			t.Errorf("%s: decoded %v (is %v)", cs.Code, got, errors.Is(got, cs.Err))
 		}
-		for _, other := range codeSentinels {
-			if other.err != cs.err && errors.Is(got, other.err) && !errors.Is(err, other.err) {
-				t.Errorf("%s decodes as %s too", cs.code, other.code)
+		for _, other := range runsvc.Classes {
+			if other.Err != cs.Err && errors.Is(got, other.Err) && !errors.Is(err, other.Err) {
+				t.Errorf("%s decodes as %s too", cs.Code, other.Code)
 			}
 		}
 	}
@@ -606,7 +605,7 @@ func TestSocketFolderChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close(ctx)
-	if len(info.Socket) > maxSocketPath || strings.HasPrefix(info.Socket, deep) {
+	if len(info.Socket) > 107 || strings.HasPrefix(info.Socket, deep) {
 		t.Fatalf("socket of a deep home: %q", info.Socket)
 	}
 	c, err := Dial(ctx, deep)

@@ -58,7 +58,7 @@ func Dial(ctx context.Context, home string) (*Client, error) {
 		return nil, err
 	}
 	if !info.Alive() {
-		return nil, fmt.Errorf("api: %s names server PID %d, which is gone (stale file): %w", InfoName, info.PID, ErrNoServer)
+		return nil, fmt.Errorf("api: server.json names server PID %d, which is gone (stale file): %w", info.PID, ErrNoServer)
 	}
 	c, err := DialSocket(ctx, info.Socket)
 	if err != nil {

@@ -1,5 +1,5 @@
 // Package api is the control-socket protocol between the wsfs server and its
-// clients (the CLI verbs and, next, the wsfs run worker): JSON over HTTP/1.1
+// clients (the CLI verbs): JSON over HTTP/1.1
 // on a unix socket, with the server handlers (Server) and a Go client
 // (Client).
 //
@@ -14,30 +14,27 @@
 // History, so a caller is written once and works with or without a server.
 //
 // Errors keep their class across the wire: the server puts a stable code
-// (not_found, stale, invalid, exists, quota, ...) in the JSON error body and
+// (runwire's codes: not_found, stale, invalid, exists, quota, ...; runsvc
+// classifies errors) in the JSON error body and
 // the client rebuilds an error that wraps the same meta sentinel (and a
 // *meta.QuotaError), so errors.Is and errors.As work as they do in-process.
 // Streams (cat, export) report a failure found after the first byte in the
 // Wsfs-Error trailer, and the client's reader returns it instead of io.EOF:
 // a corrupt blob never reads as a short, clean file.
 //
-// Mutations of a workspace that is live on the mount (restore, put, import,
-// quota changes, rm) pause its autocommit, commit its pending edits first
-// and reload the live tree after, so the mount and the history agree. Calls
-// on one workspace are serialised by the server; calls on different
-// workspaces run in parallel.
+// Changes to a workspace (restore, put, import, quota changes, rm, the
+// source of a fork) run as a turn of the workspace in the run service
+// (runsvc.Service.Exclusive): after the commands queued before them, with
+// the mount's autocommit paused and, where the history should show them
+// first, the edits pending on the mount committed. The mount follows the
+// change through meta's events. Calls on different workspaces run in
+// parallel.
 //
-// wsfs run (run.go): the worker asks for a turn (POST /v1/run/start), which
-// waits in the workspace's FIFO queue (bounded by the request's wait: a
-// "busy: N commands ahead" error with code run_busy). With the turn the
-// server holds the workspace's lock and autocommit, commits its pending
-// mount edits, and answers the workspace's folder on the mount, its head
-// (the snapshot's base), the agent's cwd and the workspace's quotas. The
-// worker then streams its output in one request (POST /v1/run/stream:
-// framed stdout/stderr, then the report); the server keeps it, stores it as
-// an output blob when the command ends, snapshots the workspace (no change,
-// no revision) and answers the revision, the output_ref and the quota
-// refusals. A stream that breaks (the worker died) is snapshotted all the
-// same and the turn passes on. /v1/run/ps lists the queues and
-// /v1/run/logs streams a workspace's command output (following, with -f).
+// The run service's side of the socket (runs.go): /v1/run/ps lists the
+// queued and running commands, /v1/run/logs streams a workspace's command
+// output (NDJSON events; following, with follow), and /v1/run runs a
+// command for a client without descriptors to pass (stdin the request's
+// body; its output and report an NDJSON stream; a client that goes away
+// interrupts it). `wsfs run` itself talks to the run socket, which the
+// server also listens on and hands to the run service (runsvc.Serve).
 package api

@@ -5,46 +5,16 @@ import (
 
 	"github.com/wsfs/wsfs/meta"
 	"github.com/wsfs/wsfs/objects"
+	"github.com/wsfs/wsfs/runsvc"
+	"github.com/wsfs/wsfs/runsvc/runwire"
 )
 
-// Error codes carried in a JSON error body. They are part of the protocol:
-// add new ones, never rename one.
-const (
-	CodeNotFound     = "not_found"
-	CodeStale        = "stale"
-	CodeInvalid      = "invalid"
-	CodeExists       = "exists"
-	CodeQuota        = "quota"
-	CodeInUse        = "in_use"
-	CodeGCRunning    = "gc_running"
-	CodeStore        = "store"
-	CodeCorruptDB    = "corrupt_db"
-	CodeBlobNotFound = "blob_not_found"
-	CodeBlobCorrupt  = "blob_corrupt"
-	CodeBusy         = "busy"
-	CodeInternal     = "internal"
-	CodeRunBusy      = "run_busy" // wsfs run: the workspace's queue did not reach this command within --wait
-)
+// The error codes a JSON error body carries, and the sentinels a client
+// wraps again, are runsvc's (runsvc.Classes): one table for the control
+// socket, the run socket and every verb's --json errors.
 
-// codeSentinels maps each code to the sentinel the client wraps again, in
-// the order the server tries them (the most specific class first).
-var codeSentinels = []struct {
-	code string
-	err  error
-}{
-	{CodeStale, meta.ErrStale},
-	{CodeNotFound, meta.ErrNotFound},
-	{CodeInvalid, meta.ErrInvalid},
-	{CodeExists, meta.ErrExists},
-	{CodeInUse, meta.ErrInUse},
-	{CodeGCRunning, meta.ErrGCRunning},
-	{CodeCorruptDB, meta.ErrCorruptDB},
-	{CodeBlobNotFound, objects.ErrNotFound},
-	{CodeBlobCorrupt, objects.ErrCorrupt},
-	{CodeStore, meta.ErrStore},
-	{CodeBusy, ErrBusy},
-	{CodeRunBusy, ErrRunBusy},
-}
+// ErrRunBusy reports a command that did not get its turn within --wait.
+var ErrRunBusy = runsvc.ErrBusy
 
 // wireError is the JSON body of a failed call.
 type wireError struct {
@@ -58,23 +28,19 @@ type wireError struct {
 
 // encodeError classifies err for the wire.
 func encodeError(err error) wireError {
-	we := wireError{Code: CodeInternal, Message: err.Error()}
+	code, _ := runsvc.Classify(err)
+	we := wireError{Code: code, Message: err.Error()}
 	var qe *meta.QuotaError
 	if errors.As(err, &qe) {
-		we.Code, we.Quota = CodeQuota, quotaToWire(qe)
+		we.Quota = quotaToWire(qe)
 	}
-	for _, cs := range codeSentinels {
-		if !errors.Is(err, cs.err) {
-			continue
-		}
-		if we.Code == CodeInternal {
-			we.Code = cs.code
-		} else {
-			we.Also = append(we.Also, cs.code)
+	for _, c := range runsvc.Classes {
+		if c.Code != we.Code && errors.Is(err, c.Err) {
+			we.Also = append(we.Also, c.Code)
 		}
 	}
-	if errors.Is(err, objects.ErrDigestMismatch) && we.Code != CodeBlobCorrupt {
-		we.Also = append(we.Also, CodeBlobCorrupt)
+	if errors.Is(err, objects.ErrDigestMismatch) && we.Code != runwire.CodeBlobCorrupt {
+		we.Also = append(we.Also, runwire.CodeBlobCorrupt)
 	}
 	return we
 }
@@ -101,9 +67,9 @@ func decodeError(we wireError) error {
 		e.wrapped = append(e.wrapped, we.Quota.quotaError())
 	}
 	for _, code := range append([]string{we.Code}, we.Also...) {
-		for _, cs := range codeSentinels {
-			if cs.code == code {
-				e.wrapped = append(e.wrapped, cs.err)
+		for _, c := range runsvc.Classes {
+			if c.Code == code {
+				e.wrapped = append(e.wrapped, c.Err)
 			}
 		}
 	}
@@ -111,7 +77,7 @@ func decodeError(we wireError) error {
 }
 
 // ErrBusy reports a call refused because the server is shutting down.
-var ErrBusy = errors.New("api: the server is shutting down")
+var ErrBusy = runsvc.ErrClosed
 
 // wireQuota carries a *meta.QuotaError (whose kind has no text decoder)
 // with its kind as a number.

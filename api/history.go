@@ -144,6 +144,8 @@ type Health struct {
 	MountDir string    `json:"mount_dir,omitempty"`
 	Store    string    `json:"store"`
 	Started  time.Time `json:"started"`
+	// Shared marks a server that `wsfs run` started (Config.Shared).
+	Shared bool `json:"shared,omitempty"`
 }
 
 // Headers of the streaming endpoints.

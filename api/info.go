@@ -2,53 +2,23 @@ package api
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
-)
 
-// File names inside a wsfs home.
-const (
-	SocketName = "wsfs.sock"
-	InfoName   = "server.json"
+	"github.com/wsfs/wsfs/internal/home"
 )
 
 // ProtocolVersion is the version of this API. A client refuses a server
 // that speaks another one (the two binaries differ: restart the server).
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
-// maxSocketPath is the longest unix socket path Linux takes (sun_path is
-// 108 bytes with the terminating NUL).
-const maxSocketPath = 107
-
-// SocketPath returns where the server of home listens: home/wsfs.sock, or,
-// when that path is too long for a unix socket address, a short path keyed
-// by a hash of home under /run/wsfs (root) or the temp folder.
-func SocketPath(home string) string {
-	p := filepath.Join(home, SocketName)
-	// The socket is bound in a private folder beside it first (see
-	// listenPrivate): that path must fit too.
-	if len(filepath.Join(home, ".s000000", "s")) <= maxSocketPath {
-		return p
-	}
-	sum := sha256.Sum256([]byte(home))
-	name := "wsfs-" + hex.EncodeToString(sum[:8]) + ".sock"
-	if os.Getuid() == 0 {
-		if err := os.MkdirAll("/run/wsfs", 0o700); err == nil {
-			return filepath.Join("/run/wsfs", name)
-		}
-	}
-	dir := filepath.Join(os.TempDir(), "wsfs-"+strconv.Itoa(os.Getuid()))
-	_ = os.MkdirAll(dir, 0o700)
-	return filepath.Join(dir, name)
-}
+// SocketPath returns where the server of home listens (internal/home has
+// the rule).
+func SocketPath(h string) string { return home.Of(h).ControlSocket() }
 
 // Info is what server.json records about a running server.
 type Info struct {
@@ -60,6 +30,8 @@ type Info struct {
 	Started  time.Time `json:"started"`
 	Protocol int       `json:"protocol"`
 	Version  string    `json:"version"`
+	// Shared marks a server that `wsfs run` started (see Config.Shared).
+	Shared bool `json:"shared,omitempty"`
 }
 
 // ErrNoServer reports that no server.json names a server for a home.
@@ -67,17 +39,18 @@ var ErrNoServer = errors.New("api: no wsfs server is running for this home")
 
 // ReadInfo reads home/server.json. It returns ErrNoServer when there is
 // none; it does not check that the server is alive (Dial does).
-func ReadInfo(home string) (Info, error) {
+func ReadInfo(h string) (Info, error) {
 	var info Info
-	b, err := os.ReadFile(filepath.Join(home, InfoName))
+	path := home.Of(h).Info()
+	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return info, ErrNoServer
 	}
 	if err != nil {
-		return info, fmt.Errorf("api: reading %s: %w", filepath.Join(home, InfoName), err)
+		return info, fmt.Errorf("api: reading %s: %w", path, err)
 	}
 	if err := json.Unmarshal(b, &info); err != nil {
-		return info, fmt.Errorf("api: %s is damaged (%v); if no server runs, remove it", filepath.Join(home, InfoName), err)
+		return info, fmt.Errorf("api: %s is damaged (%v); if no server runs, remove it", path, err)
 	}
 	return info, nil
 }
@@ -103,12 +76,12 @@ func (info Info) Alive() bool {
 }
 
 // writeInfo writes server.json atomically (write beside, rename).
-func writeInfo(home string, info Info) error {
+func writeInfo(h string, info Info) error {
 	b, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
 		return fmt.Errorf("api: %w", err)
 	}
-	path := filepath.Join(home, InfoName)
+	path := home.Of(h).Info()
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("api: writing %s: %w", path, err)
@@ -123,8 +96,8 @@ func writeInfo(home string, info Info) error {
 // RemoveStale removes the server.json and socket of a server that is no
 // longer running (its PID is gone). It leaves a live server's files alone
 // and reports it.
-func RemoveStale(home string) error {
-	info, err := ReadInfo(home)
+func RemoveStale(h string) error {
+	info, err := ReadInfo(h)
 	if errors.Is(err, ErrNoServer) {
 		return nil
 	}
@@ -134,7 +107,7 @@ func RemoveStale(home string) error {
 	if err == nil && info.Socket != "" {
 		os.Remove(info.Socket)
 	}
-	if err := os.Remove(filepath.Join(home, InfoName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := os.Remove(home.Of(h).Info()); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("api: %w", err)
 	}
 	return nil

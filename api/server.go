@@ -17,23 +17,21 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wsfs/wsfs/internal/home"
 	"github.com/wsfs/wsfs/meta"
+	"github.com/wsfs/wsfs/runsvc"
+	"github.com/wsfs/wsfs/runsvc/runwire"
 )
-
-// Live is what the server needs of the mount (*fusefs.FS satisfies it):
-// commit a workspace's pending edits and pause its autocommit meanwhile.
-// The mount follows meta's events, so a change made behind it reaches
-// its live tree without being told.
-type Live interface {
-	Flush(ctx context.Context, ws string) error
-	Hold(ws string) (release func())
-}
 
 // Config configures a Server.
 type Config struct {
 	DB *meta.DB
-	// Mount is the live mount, or nil for a server without one.
-	Mount    Live
+	// Runs is the run service: it serialises the server's changes to a
+	// workspace with its commands, runs the commands (the run socket, ps,
+	// logs) and holds the mount. Nil for a server without one: changes
+	// then go to meta directly.
+	Runs *runsvc.Service
+	// MountDir is the mount point ("" for a server without a mount).
 	MountDir string
 	// Home is the state folder: the socket and server.json go there.
 	Home string
@@ -41,14 +39,9 @@ type Config struct {
 	Store   string
 	Version string
 	Logger  *slog.Logger
-	// WorkerCommand starts a warm worker for `wsfs run` (wsfs-core's
-	// hidden worker verb); nil serves no run socket (see workers.go).
-	WorkerCommand []string
-	// Workers is how many warm workers are kept ready (0: DefaultWorkers).
-	Workers int
-	// Parked is how many workers at most stay confined to a workspace
-	// for its next command (0: DefaultParked; negative: none).
-	Parked int
+	// Shared marks a server started by `wsfs run` (not by wsfs mount),
+	// which stops once idle: a wsfs mount may take its place.
+	Shared bool
 }
 
 // Server serves the history API of one meta.DB on a unix socket.
@@ -61,12 +54,8 @@ type Server struct {
 	ln      net.Listener
 	socket  string
 
-	locksMu sync.Mutex
-	locks   map[string]*sync.Mutex
-
-	runs    *runQueues
-	runSock *runSocket
-	records sync.WaitGroup // commands' outputs being recorded in meta
+	runLn   *net.UnixListener // the run socket
+	runDone chan struct{}     // closed once the run socket stopped
 
 	shutdownOnce sync.Once
 	shutdown     chan struct{}
@@ -78,8 +67,7 @@ func NewServer(cfg Config) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{cfg: cfg, log: log, started: time.Now(), mux: http.NewServeMux(),
-		locks: map[string]*sync.Mutex{}, shutdown: make(chan struct{})}
+	s := &Server{cfg: cfg, log: log, started: time.Now(), mux: http.NewServeMux(), shutdown: make(chan struct{})}
 	s.routes()
 	s.runRoutes()
 	return s
@@ -103,7 +91,7 @@ func (s *Server) Start(ctx context.Context) (Info, error) {
 	if s.cfg.Home == "" || s.cfg.DB == nil {
 		return Info{}, errors.New("api: server: no home or no database")
 	}
-	sock := SocketPath(s.cfg.Home)
+	sock := home.Of(s.cfg.Home).ControlSocket()
 	if c, err := DialSocket(ctx, sock); err == nil {
 		h := c.Health()
 		c.Close()
@@ -118,7 +106,7 @@ func (s *Server) Start(ctx context.Context) (Info, error) {
 	}
 	s.ln, s.socket = ln, sock
 	info := Info{PID: os.Getpid(), MountDir: s.cfg.MountDir, Socket: sock, Store: s.cfg.Store, Home: s.cfg.Home,
-		Started: s.started, Protocol: ProtocolVersion, Version: s.cfg.Version}
+		Started: s.started, Protocol: ProtocolVersion, Version: s.cfg.Version, Shared: s.cfg.Shared}
 	if err := writeInfo(s.cfg.Home, info); err != nil {
 		ln.Close()
 		os.Remove(sock)
@@ -131,11 +119,11 @@ func (s *Server) Start(ctx context.Context) (Info, error) {
 			s.log.Error("api: serving the socket failed", "socket", sock, "err", err)
 		}
 	}()
-	if len(s.cfg.WorkerCommand) > 0 {
+	if s.cfg.Runs != nil {
 		if err := s.startRunSocket(ctx); err != nil {
 			s.http.Close()
 			os.Remove(sock)
-			os.Remove(filepath.Join(s.cfg.Home, InfoName))
+			os.Remove(home.Of(s.cfg.Home).Info())
 			return Info{}, err
 		}
 	}
@@ -182,13 +170,35 @@ func listenPrivate(ctx context.Context, sock string) (net.Listener, error) {
 	return ln, nil
 }
 
-// Close stops accepting calls, waits for those in flight (until ctx ends)
-// and removes the socket and server.json.
+// startRunSocket listens on the home's run socket for the run service.
+func (s *Server) startRunSocket(ctx context.Context) error {
+	path := home.Of(s.cfg.Home).RunSocket()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("api: run socket folder: %w", err)
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("api: removing the stale run socket %s: %w", path, err)
+	}
+	ln, err := listenPrivate(ctx, path)
+	if err != nil {
+		return err
+	}
+	s.runLn, s.runDone = ln.(*net.UnixListener), make(chan struct{})
+	go func() {
+		defer close(s.runDone)
+		s.cfg.Runs.Serve(s.runLn)
+	}()
+	return nil
+}
+
+// Close stops accepting calls and commands, waits for the calls in flight
+// (until ctx ends) and removes the sockets and server.json. The commands
+// under way are the run service's to end (runsvc.Service.Close).
 func (s *Server) Close(ctx context.Context) error {
 	var err error
-	if s.runSock != nil {
-		// Running commands still need the control socket to finish.
-		s.runSock.close(ctx)
+	if s.runLn != nil {
+		s.runLn.Close()
+		os.Remove(home.Of(s.cfg.Home).RunSocket())
 	}
 	if s.http != nil {
 		if err = s.http.Shutdown(ctx); err != nil {
@@ -196,72 +206,44 @@ func (s *Server) Close(ctx context.Context) error {
 			err = fmt.Errorf("api: calls still running at shutdown were cut: %w", err)
 		}
 	}
-	s.records.Wait()
 	if s.socket != "" {
 		os.Remove(s.socket)
 	}
 	if info, rerr := ReadInfo(s.cfg.Home); rerr == nil && info.PID == os.Getpid() {
-		os.Remove(filepath.Join(s.cfg.Home, InfoName))
+		os.Remove(home.Of(s.cfg.Home).Info())
 	}
 	return err
 }
 
 // Handle adds an endpoint (pattern as http.ServeMux takes it, under
-// "/v1/"): the extension point for the runner's endpoints (command queue,
-// streamed output). Call it before Start.
+// "/v1/"). Call it before Start.
 func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
 
 // DB returns the database the server owns.
 func (s *Server) DB() *meta.DB { return s.cfg.DB }
 
-// LockWorkspace serialises work on one workspace with the server's own
-// changes to it (restore, put, import, quota, rm); it returns the unlock.
-// Commands of the runner hold it while they run.
-func (s *Server) LockWorkspace(ws string) (unlock func()) { return s.lockWorkspace(ws) }
-
-// lockWorkspace serialises the calls that touch one workspace. (The
-// runner's per-workspace FIFO queue belongs here.)
-func (s *Server) lockWorkspace(ws string) func() {
-	s.locksMu.Lock()
-	mu, ok := s.locks[ws]
-	if !ok {
-		mu = &sync.Mutex{}
-		s.locks[ws] = mu
-	}
-	s.locksMu.Unlock()
-	mu.Lock()
-	return mu.Unlock
-}
-
-// touch runs fn, a change to workspace ws made behind the mount: the
-// workspace's autocommit is paused and, with flush, its pending edits are
-// committed first, so that they come before the change in the history.
-// The mount follows the change itself (fusefs merges it into its live
-// tree, keeping every edit made there meanwhile).
-func (s *Server) touch(ctx context.Context, ws string, flush bool, fn func() error) error {
+// touch runs fn, a change to workspace ws made behind the mount, as a
+// turn of the workspace in the run service (after the commands queued
+// before it, with the mount's autocommit paused), flushing the edits
+// pending on the mount first when flush is set, so that they come before
+// the change in the history. The mount follows the change itself (fusefs
+// merges it into its live tree, keeping every edit made there meanwhile).
+func (s *Server) touch(ctx context.Context, ws, what string, flush bool, fn func() error) error {
 	name, err := meta.ParseWorkspace(ws)
 	if err != nil {
 		return err
 	}
-	defer s.lockWorkspace(name)()
-	if s.cfg.Mount == nil {
+	if s.cfg.Runs == nil {
 		return fn()
 	}
-	release := s.cfg.Mount.Hold(name)
-	defer release()
-	if flush {
-		if err := s.cfg.Mount.Flush(ctx, name); err != nil {
-			return fmt.Errorf("api: committing the pending edits of %s on the mount before the change: %w", name, err)
-		}
-	}
-	return fn()
+	return s.cfg.Runs.Exclusive(ctx, name, what, flush, fn)
 }
 
 func (s *Server) routes() {
 	db := s.cfg.DB
 	s.mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONBody(w, http.StatusOK, Health{Protocol: ProtocolVersion, Version: s.cfg.Version, PID: os.Getpid(),
-			MountDir: s.cfg.MountDir, Store: s.cfg.Store, Started: s.started})
+			MountDir: s.cfg.MountDir, Store: s.cfg.Store, Started: s.started, Shared: s.cfg.Shared})
 	})
 	s.mux.HandleFunc("POST /v1/shutdown", func(w http.ResponseWriter, r *http.Request) {
 		s.shutdownOnce.Do(func() { close(s.shutdown) })
@@ -278,11 +260,11 @@ func (s *Server) routes() {
 	})
 	handle(s, "POST /v1/delete", func(ctx context.Context, q nameReq) (empty, error) {
 		// Pending edits of a workspace being deleted are not worth a commit.
-		return empty{}, s.touch(ctx, q.Name, false, func() error { return db.Delete(ctx, q.Name) })
+		return empty{}, s.touch(ctx, q.Name, "wsfs rm", false, func() error { return db.Delete(ctx, q.Name) })
 	})
 	handle(s, "POST /v1/update", func(ctx context.Context, q updateReq) (ws meta.Workspace, err error) {
 		// A settings change leaves the tree alone: no flush needed.
-		err = s.touch(ctx, q.Name, false, func() error {
+		err = s.touch(ctx, q.Name, "wsfs quota", false, func() error {
 			ws, err = db.Update(ctx, q.Name, q.Update)
 			return err
 		})
@@ -300,7 +282,7 @@ func (s *Server) routes() {
 		return db.Diff(ctx, q.A, q.B, q.Options)
 	})
 	handle(s, "POST /v1/restore", func(ctx context.Context, q restoreReq) (c commitResp, err error) {
-		err = s.touch(ctx, q.Ref.Workspace, true, func() error {
+		err = s.touch(ctx, q.Ref.Workspace, "wsfs restore", true, func() error {
 			var r meta.Revision
 			r, c.Committed, err = db.Restore(ctx, q.Ref, q.Info)
 			c.Revision = toWireRev(r)
@@ -310,7 +292,7 @@ func (s *Server) routes() {
 	})
 	handle(s, "POST /v1/fork", func(ctx context.Context, q forkReq) (ws meta.Workspace, err error) {
 		// The fork starts from the source as it is on the mount.
-		err = s.touch(ctx, q.From.Workspace, true, func() error {
+		err = s.touch(ctx, q.From.Workspace, "wsfs fork", true, func() error {
 			ws, err = db.Fork(ctx, q.From, q.Name, q.Options)
 			return err
 		})
@@ -369,7 +351,7 @@ func (s *Server) routes() {
 			return
 		}
 		var c commitResp
-		err := s.touch(r.Context(), q.Workspace, true, func() (err error) {
+		err := s.touch(r.Context(), q.Workspace, "wsfs put "+q.Path, true, func() (err error) {
 			var rev meta.Revision
 			rev, c.Committed, err = db.WriteFile(r.Context(), q.Workspace, q.Path, r.Body, q.Options)
 			c.Revision = toWireRev(rev)
@@ -383,7 +365,7 @@ func (s *Server) routes() {
 			return
 		}
 		var c commitResp
-		err := s.touch(r.Context(), q.Workspace, true, func() (err error) {
+		err := s.touch(r.Context(), q.Workspace, "wsfs import", true, func() (err error) {
 			var rev meta.Revision
 			rev, c.Committed, err = db.ImportTar(r.Context(), q.Workspace, r.Body, q.Options)
 			c.Revision = toWireRev(rev)
@@ -534,7 +516,7 @@ func writeJSONBody(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		status = http.StatusInternalServerError
-		b, _ = json.Marshal(wireError{Code: CodeInternal, Message: "api: encoding the reply: " + err.Error()})
+		b, _ = json.Marshal(wireError{Code: runwire.CodeInternal, Message: "api: encoding the reply: " + err.Error()})
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -548,15 +530,15 @@ func writeError(w http.ResponseWriter, err error) {
 
 func statusFor(code string) int {
 	switch code {
-	case CodeNotFound, CodeBlobNotFound:
+	case runwire.CodeNotFound, runwire.CodeBlobNotFound:
 		return http.StatusNotFound
-	case CodeStale, CodeExists:
+	case runwire.CodeStale, runwire.CodeExists:
 		return http.StatusConflict
-	case CodeInvalid:
+	case runwire.CodeInvalid:
 		return http.StatusBadRequest
-	case CodeQuota:
+	case runwire.CodeQuota:
 		return http.StatusForbidden
-	case CodeInUse, CodeGCRunning, CodeBusy, CodeRunBusy:
+	case runwire.CodeInUse, runwire.CodeGCRunning, runwire.CodeBusy, runwire.CodeRunBusy:
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError

@@ -121,7 +121,7 @@ func TestHostileScripts(t *testing.T) {
 					t.Errorf("exit %d, want %d; stderr %.500q", r.ExitCode, c.code, r.Stderr)
 				}
 				if !strings.Contains(strings.ToLower(r.Stderr), strings.ToLower(c.stderr)) {
-					t.Errorf("stderr %.500q does not name %q", r.Stderr, c.stderr)
+					t.Errorf("stderr %.500q does not name %q (exit %d, limits %q, %d ms, stdout %.200q)", r.Stderr, c.stderr, r.ExitCode, r.LimitsHit, r.DurationMS, r.Stdout)
 				}
 				for _, leak := range []string{"root:x:", "secret-canary", "uid="} {
 					if strings.Contains(r.Stdout, leak) || strings.Contains(r.Stderr, leak) {

@@ -189,10 +189,20 @@ func limitRunWallTime(t *testing.T, e *Env) {
 	if head.ExitCode != 124 || head.N != r.Revision {
 		t.Errorf("head %d exit %d, want revision %d exit 124", head.N, head.ExitCode, r.Revision)
 	}
-	// --timeout cannot raise the workspace's wall time.
-	r = wantRun(t, e, ws, "sleep 5; echo late", 124, "", "--timeout", "1m")
-	if !strings.Contains(r.Stderr, "time limit 2s reached") {
-		t.Errorf("--timeout 1m over a 2s quota: stderr %q", r.Stderr)
+	// --timeout cannot raise the workspace's wall time: asking is an error
+	// that names the limit and the way to raise it, and nothing runs.
+	raw := e.Wsfs("run", "-w", ws, "--timeout", "1m", "echo ran > late.txt")
+	if raw.Code != 2 || !strings.Contains(raw.Stderr, "above the wall-time limit of 2s of lim/run-wall; raise the limit with wsfs quota lim/run-wall set wall-time=1m0s") {
+		t.Errorf("--timeout 1m over a 2s quota: %v", raw)
+	}
+	if _, ok := fileOf(t, e, ws, "late.txt"); ok {
+		t.Errorf("the command refused for its --timeout ran")
+	}
+	// A negative one is refused too, and so is --wait's.
+	for _, args := range [][]string{{"--timeout", "-1s"}, {"--wait", "-1s"}} {
+		if raw := e.Wsfs(append(append([]string{"run", "-w", ws}, args...), "true")...); raw.Code != 2 || !strings.Contains(raw.Stderr, args[0]+" -1s") {
+			t.Errorf("%s -1s: %v", args[0], raw)
+		}
 	}
 }
 

@@ -90,17 +90,10 @@ func writeDuringRestores(t *testing.T, e *Env, ws string, n, restores int) {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
-	var restored atomic.Bool
-	written := 0
+	var written atomic.Int64
 	go func() {
 		defer close(done)
-		// At least n writes, and 50 more after the last restore.
-		after := 0
-		for i := 0; i < n || after < 50; i++ {
-			if restored.Load() {
-				after++
-			}
-			written = i + 1
+		for i := range n {
 			p := filepath.Join(dir, fmt.Sprintf("%04d", i))
 			// The folder itself may be restored away (between the mkdir
 			// and the write, too): make it again.
@@ -115,16 +108,19 @@ func writeDuringRestores(t *testing.T, e *Env, ws string, n, restores int) {
 				t.Errorf("write %s: %v", p, err)
 				return
 			}
+			written.Store(int64(i + 1))
 		}
 	}()
+	// Restores while the writes go on; the writes that start after the
+	// last restore ended must all be on the mount.
+	after := int64(n)
 	for i := 0; i < restores; i++ {
 		if r := e.Wsfs("restore", ws+"@2"); r.Code != 0 {
 			t.Errorf("%v", r)
 		}
+		after = written.Load() + 1
 	}
-	restored.Store(true)
 	<-done
-	n = written
 	if r := e.Run(ws, "true"); r.ExitCode != 0 {
 		t.Fatalf("%+v", r)
 	}
@@ -152,7 +148,7 @@ func writeDuringRestores(t *testing.T, e *Env, ws string, n, restores int) {
 			}
 		}
 	}
-	for i := n - 50; i < n; i++ {
+	for i := int(after); i < n; i++ {
 		if name := fmt.Sprintf("w/%04d", i); !onMount[name] {
 			t.Errorf("%s, written after the last restore, is not on the mount", name)
 		}

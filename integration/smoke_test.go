@@ -24,7 +24,7 @@ func TestSmoke(t *testing.T) {
 		args []string
 	}{
 		{"local", Local, nil},
-		{"local-no-workers", Local, []string{"--workers", "0"}},
+		{"local-one-at-a-time", Local, []string{"--workers", "1", "--parked", "0"}},
 		{"s3", S3, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -18,10 +18,17 @@ import (
 // that change nothing have outputs too.
 const MaxOutputsKept = 1000
 
-// Output is one command's kept output (the blob `wsfs output REF` prints).
+// Output is one command's kept output (the blob `wsfs output REF` prints)
+// and what `wsfs logs` shows with it.
 type Output struct {
 	Digest objects.Digest `json:"digest"`
-	Time   time.Time      `json:"time"`
+	Time   time.Time      `json:"time"` // when it was recorded (the command's end)
+	// The command: its run ID, script, start and exit code (empty in
+	// records made before they were kept).
+	Run      string    `json:"run,omitempty"`
+	Command  string    `json:"command,omitempty"`
+	Started  time.Time `json:"started,omitzero"`
+	ExitCode int       `json:"exit_code"`
 }
 
 // PutOutput stores a command's output, content, for workspace ws and
@@ -54,12 +61,13 @@ func (db *DB) PutOutput(ctx context.Context, ws string, content []byte) (objects
 	return d, nil
 }
 
-// RecordOutput references the stored output blob d of a command on
-// workspace ws, so that gc keeps it and fsck does not call it an orphan.
-// Only the newest MaxOutputsKept outputs of a workspace stay referenced.
-// It also stores the output's reference object if the store lacks it (an
-// output stored without PutOutput), so that Recover finds it again.
-func (db *DB) RecordOutput(ctx context.Context, ws string, d objects.Digest) error {
+// RecordOutput references o.Digest, the stored output blob of a command
+// on workspace ws, so that gc keeps it and fsck does not call it an
+// orphan; Time is set to now. Only the newest MaxOutputsKept outputs of a
+// workspace stay referenced. It also stores the output's reference object
+// if the store lacks it (an output stored without PutOutput), so that
+// Recover finds it again.
+func (db *DB) RecordOutput(ctx context.Context, ws string, o Output) error {
 	name, err := ParseWorkspace(ws)
 	if err != nil {
 		return err
@@ -67,7 +75,8 @@ func (db *DB) RecordOutput(ctx context.Context, ws string, d objects.Digest) err
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	rec, err := json.Marshal(Output{Digest: d, Time: db.now().UTC()})
+	o.Time = db.now().UTC()
+	rec, err := json.Marshal(o)
 	if err != nil {
 		return fmt.Errorf("meta: record output of %s: %w", name, err)
 	}
@@ -75,7 +84,7 @@ func (db *DB) RecordOutput(ctx context.Context, ws string, d objects.Digest) err
 	if err != nil {
 		return err
 	}
-	ref := encodeOutputRef(w.ID, d)
+	ref := encodeOutputRef(w.ID, o.Digest)
 	u := db.newUpload()
 	defer u.release()
 	u.add(pendingObject{d: objects.Sum(ref), tag: tagOutputRef, size: int64(len(ref)), data: ref, what: "the output's reference"})

@@ -19,7 +19,7 @@ func TestOutputsKeptByGCAndFsck(t *testing.T) {
 	w := mustCreate(t, db, "acme/out")
 	out, _ := objects.PutBytes(ctx, store, []byte("a command's output"))
 	stray, _ := objects.PutBytes(ctx, store, []byte("nobody's"))
-	if err := db.RecordOutput(ctx, w.Name, out); err != nil {
+	if err := db.RecordOutput(ctx, w.Name, Output{Digest: out}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.Outputs(ctx, w.Name)
@@ -80,7 +80,7 @@ func TestOutputsKeepTheNewest(t *testing.T) {
 	for i := range MaxOutputsKept + 5 {
 		d := objects.Sum(fmt.Appendf(nil, "output %d", i))
 		all = append(all, d)
-		if err := db.RecordOutput(ctx, w.Name, d); err != nil {
+		if err := db.RecordOutput(ctx, w.Name, Output{Digest: d}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -91,7 +91,7 @@ func TestOutputsKeepTheNewest(t *testing.T) {
 	if got[0].Digest != all[5] || got[len(got)-1].Digest != all[len(all)-1] {
 		t.Fatal("the kept outputs are not the newest, oldest first")
 	}
-	if err := db.RecordOutput(ctx, "acme/none", all[0]); err == nil {
+	if err := db.RecordOutput(ctx, "acme/none", Output{Digest: all[0]}); err == nil {
 		t.Fatal("RecordOutput on a missing workspace succeeded")
 	}
 }
@@ -126,7 +126,7 @@ func TestSchemaOneMigrates(t *testing.T) {
 		t.Fatalf("upgrade of a version 1 file: %v", err)
 	}
 	defer db.Close()
-	if err := db.RecordOutput(ctx, "acme/old", objects.Sum([]byte("x"))); err != nil {
+	if err := db.RecordOutput(ctx, "acme/old", Output{Digest: objects.Sum([]byte("x"))}); err != nil {
 		t.Fatalf("after the upgrade: %v", err)
 	}
 }

@@ -483,14 +483,14 @@ func TestRecoverOutputs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := db.RecordOutput(ctx, w.Name, d); err != nil {
+		if err := db.RecordOutput(ctx, w.Name, Output{Digest: d}); err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, d)
 	}
 	// An output stored by hand, as before PutOutput, then recorded.
 	d, _ := objects.PutBytes(ctx, mem, []byte("wsfs-out1\nold style"))
-	if err := db.RecordOutput(ctx, w.Name, d); err != nil {
+	if err := db.RecordOutput(ctx, w.Name, Output{Digest: d}); err != nil {
 		t.Fatal(err)
 	}
 	want = append(want, d)

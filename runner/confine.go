@@ -10,12 +10,22 @@ const DefaultWorkerMemory = 4 << 30
 // before the address-space rlimit would crash the process.
 const DefaultWorkerHeap = 256 << 20
 
-// ConfineReport tells what Confine enforced.
+// Confinement is what a worker process started by StartConfined may
+// reach, for its whole life.
+type Confinement struct {
+	// ReadWrite are the folders it may read, write, create in and rename
+	// across: the workspace's folder on the mount, and its own private
+	// folder (its TMPDIR, each command's /tmp below it).
+	ReadWrite []string
+	// ReadOnly are folders or files it may read only, such as js-exec's
+	// compilation cache (a worker that could write it could plant code
+	// for every other one).
+	ReadOnly []string
+}
+
+// ConfineReport tells what StartConfined enforced.
 type ConfineReport struct {
 	LandlockABI int  // 0: the kernel has no Landlock
-	Filesystem  bool // file access limited to the workspace and scratch folders
+	Filesystem  bool // file access limited to the Confinement's folders
 	Network     bool // TCP bind and connect denied
-	MemoryBytes uint64
-	CPUSeconds  uint64
-	TempDir     string // the worker's private host temporary folder (TMPDIR)
 }

@@ -1,51 +1,66 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
 
-// confineChildEnv marks the re-exec'd test binary that confines itself.
+// confineChildEnv marks the test binary started confined by
+// TestStartConfined.
 const confineChildEnv = "WSFS_RUNNER_CONFINE_CHILD"
 
 type confineOutcome struct {
-	Report        ConfineReport
-	ConfineErr    string
-	ReadPasswd    string // "" when reading /etc/passwd failed
-	ReadOutside   string
-	WriteErr      string
-	DialErr       string
-	RunStdout     string
-	RunExit       int
-	RunStderr     string
-	BigAllocPanic bool
+	ReadPasswd   string // "" when reading /etc/passwd failed
+	ReadOutside  string
+	ReadRO       string
+	WriteROErr   string
+	WriteErr     string
+	DialErr      string
+	ExecErr      string
+	RunStdout    string
+	RunExit      int
+	RunStderr    string
+	SecondTmp    string // what the second command's /tmp held
+	LimitErr     string
+	CPUSeconds   uint64
+	GotSIGXCPU   bool
+	BurnedMillis int64
+	Threads      int
 }
 
-// TestConfineChild is the child half of TestConfineInChildProcess: it
-// confines its own process, then reports what it could still do.
-func TestConfineChild(t *testing.T) {
+// TestConfinedChild is the child half of TestStartConfined: started
+// confined, it reports what it can still do, runs two commands with a /tmp
+// each, then burns CPU until its CPU limit's SIGXCPU.
+func TestConfinedChild(t *testing.T) {
 	if os.Getenv(confineChildEnv) != "1" {
-		t.Skip("runs only as the child of TestConfineInChildProcess")
+		t.Skip("runs only as the child of TestStartConfined")
 	}
-	ws, scratch, outside, addr := os.Getenv("WS"), os.Getenv("SCRATCH"), os.Getenv("OUTSIDE"), os.Getenv("ADDR")
+	ws, private, outside, ro, addr := os.Getenv("WS"), os.Getenv("PRIVATE"), os.Getenv("OUTSIDE"), os.Getenv("RO"), os.Getenv("ADDR")
 	var out confineOutcome
-	rep, err := Confine(Config{WorkspaceDir: ws, ScratchDir: scratch, Limits: Limits{MaxAddressSpace: 2 << 30}})
-	out.Report = rep
-	if err != nil {
-		out.ConfineErr = err.Error()
+	if _, err := LimitProcess(Limits{MaxAddressSpace: 2 << 30}); err != nil {
+		out.LimitErr = err.Error()
 	}
 	if data, err := os.ReadFile("/etc/passwd"); err == nil {
 		out.ReadPasswd = string(data)
 	}
 	if data, err := os.ReadFile(filepath.Join(outside, "canary")); err == nil {
 		out.ReadOutside = string(data)
+	}
+	if b, err := os.ReadFile(filepath.Join(ro, "compiled")); err == nil {
+		out.ReadRO = string(b)
+	}
+	if err := os.WriteFile(filepath.Join(ro, "planted"), []byte("x"), 0o644); err != nil {
+		out.WriteROErr = err.Error()
 	}
 	if err := os.WriteFile(filepath.Join(ws, "written"), []byte("ok\n"), 0o644); err != nil {
 		out.WriteErr = err.Error()
@@ -55,31 +70,76 @@ func TestConfineChild(t *testing.T) {
 	} else {
 		c.Close()
 	}
-	res := Run(context.Background(), Config{Script: "echo hi > f; cat f written; date +%Y >/dev/null; js-exec -c 'console.log(3)'", WorkspaceDir: ws, ScratchDir: scratch})
-	out.RunStdout, out.RunExit, out.RunStderr = string(res.Stdout), res.ExitCode, string(res.Stderr)
+	if err := exec.Command("/bin/true").Run(); err != nil {
+		out.ExecErr = err.Error()
+	}
+	// Threads started now (the commands' goroutines need some) are
+	// confined as well: they come from confined ones.
+	for i, script := range []string{"echo hi > f; cat f written; date +%Y >/dev/null; echo one > /tmp/left; js-exec -c 'console.log(3)'", "ls -A /tmp"} {
+		dir, err := os.MkdirTemp(private, "job-")
+		if err != nil {
+			out.WriteErr = err.Error()
+			break
+		}
+		res := Run(context.Background(), Config{Script: script, WorkspaceDir: ws, ScratchDir: dir})
+		if i == 0 {
+			out.RunStdout, out.RunExit, out.RunStderr = string(res.Stdout), res.ExitCode, string(res.Stderr)
+		} else {
+			out.SecondTmp = string(res.Stdout) + string(res.Stderr)
+		}
+		os.RemoveAll(dir)
+	}
+	if ents, err := os.ReadDir("/proc/self/task"); err == nil {
+		out.Threads = len(ents)
+	}
+	// The CPU limit counts from now: burn CPU until SIGXCPU comes.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGXCPU)
+	cpu, err := LimitCPU(Limits{MaxCPUTime: time.Second})
+	out.CPUSeconds = cpu
+	if err != nil {
+		out.LimitErr = err.Error()
+	}
+	start := time.Now()
+	deadline := start.Add(20 * time.Second)
+	for !out.GotSIGXCPU && time.Now().Before(deadline) {
+		for i := range 1 << 20 {
+			burnSink += i
+		}
+		select {
+		case <-sigs:
+			out.GotSIGXCPU = true
+		default:
+		}
+	}
+	out.BurnedMillis = time.Since(start).Milliseconds()
 	data, _ := json.Marshal(out)
 	os.Stdout.Write(append([]byte("CONFINE-OUTCOME "), append(data, '\n')...))
 }
 
-// TestConfineInChildProcess re-runs the test binary as a child that calls
-// Confine and checks what it can still reach: its workspace, and neither
-// host files nor a 127.0.0.1 listener where the kernel's Landlock covers
-// them.
-func TestConfineInChildProcess(t *testing.T) {
+// burnSink keeps the CPU burner's loop from being optimised away.
+var burnSink int
+
+// TestStartConfined starts the test binary confined to a workspace, a
+// private folder and a read-only one, and checks what it can reach: those
+// folders, and neither host files nor a 127.0.0.1 listener nor another
+// program, where the kernel's Landlock covers them; each command gets its
+// own /tmp, and SIGXCPU comes when a command uses up its CPU time.
+func TestStartConfined(t *testing.T) {
 	if os.Getenv(confineChildEnv) == "1" {
 		t.Skip("child")
 	}
 	parent := t.TempDir()
-	ws, scratch, outside := filepath.Join(parent, "ws"), filepath.Join(parent, "tmp"), filepath.Join(parent, "outside")
-	// The child's private folder lands here (a confined process cannot
-	// remove its own folder from the parent directory), so cleanup finds it.
-	hostTmp := filepath.Join(parent, "hosttmp")
-	for _, d := range []string{ws, scratch, outside, hostTmp} {
+	ws, private, outside, ro := filepath.Join(parent, "ws"), filepath.Join(parent, "private"), filepath.Join(parent, "outside"), filepath.Join(parent, "ro")
+	for _, d := range []string{ws, private, outside, ro} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := os.WriteFile(filepath.Join(outside, "canary"), []byte("canary\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ro, "compiled"), []byte("code"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -88,34 +148,59 @@ func TestConfineInChildProcess(t *testing.T) {
 	}
 	defer ln.Close()
 	go serveAndClose(ln)
-	var out confineOutcome
-	runChild(t, "TestConfineChild", "CONFINE-OUTCOME ", &out, confineChildEnv+"=1", "TMPDIR="+hostTmp, "WS="+ws, "SCRATCH="+scratch,
-		"OUTSIDE="+outside, "ADDR="+ln.Addr().String())
-	t.Logf("child: Landlock ABI %d, filesystem %v, network %v, memory %d, cpu %ds",
-		out.Report.LandlockABI, out.Report.Filesystem, out.Report.Network, out.Report.MemoryBytes, out.Report.CPUSeconds)
-	if out.ConfineErr != "" {
-		t.Fatalf("Confine: %s", out.ConfineErr)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestConfinedChild$", "-test.v")
+	cmd.Env = append(os.Environ(), confineChildEnv+"=1", "TMPDIR="+private, "WS="+ws, "PRIVATE="+private,
+		"OUTSIDE="+outside, "RO="+ro, "ADDR="+ln.Addr().String())
+	var raw bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &raw, &raw
+	rep, err := StartConfined(cmd, Confinement{ReadWrite: []string{ws, private}, ReadOnly: []string{ro}}, nil)
+	if err != nil {
+		t.Fatalf("StartConfined: %v", err)
 	}
-	if out.WriteErr != "" {
-		t.Errorf("writing in the workspace failed: %s", out.WriteErr)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("child: %v\n%s", err, raw.String())
+	}
+	var out confineOutcome
+	for _, line := range strings.Split(raw.String(), "\n") {
+		if rest, ok := strings.CutPrefix(line, "CONFINE-OUTCOME "); ok {
+			if err := json.Unmarshal([]byte(rest), &out); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Logf("child: Landlock ABI %d, filesystem %v, network %v, %d threads", rep.LandlockABI, rep.Filesystem, rep.Network, out.Threads)
+	if out.WriteErr != "" || out.LimitErr != "" {
+		t.Fatalf("writing in the workspace: %q; limits: %q", out.WriteErr, out.LimitErr)
 	}
 	if out.RunExit != 0 || out.RunStdout != "hi\nok\n3\n" {
 		t.Errorf("Run in the confined child: exit %d stdout %q stderr %q", out.RunExit, out.RunStdout, out.RunStderr)
 	}
-	if out.Report.MemoryBytes != 2<<30 || out.Report.CPUSeconds != 30 {
-		t.Errorf("rlimits: %+v", out.Report)
+	if out.SecondTmp != "" {
+		t.Errorf("the second command's /tmp held %q", out.SecondTmp)
 	}
-	if out.Report.LandlockABI == 0 {
+	if out.CPUSeconds != 1 || !out.GotSIGXCPU {
+		t.Errorf("CPU limit %ds, SIGXCPU %v after %d ms of burning", out.CPUSeconds, out.GotSIGXCPU, out.BurnedMillis)
+	}
+	if rep.LandlockABI == 0 {
 		t.Skip("this kernel has no Landlock: file and network confinement not checked (os.Root still confines)")
 	}
 	if out.ReadPasswd != "" || out.ReadOutside != "" {
 		t.Errorf("confined child read host files: passwd %d bytes, canary %q", len(out.ReadPasswd), out.ReadOutside)
 	}
-	if out.Report.LandlockABI >= 4 && out.DialErr == "" {
-		t.Errorf("confined child connected to %s", ln.Addr())
+	if out.ReadRO != "code" || out.WriteROErr == "" {
+		t.Errorf("read-only folder: read %q, write error %q", out.ReadRO, out.WriteROErr)
 	}
-	if out.Report.LandlockABI < 4 {
-		t.Logf("Landlock ABI %d has no network rules: connect not checked", out.Report.LandlockABI)
+	if _, err := os.Stat(filepath.Join(ro, "planted")); err == nil {
+		t.Error("the confined child wrote into its read-only folder")
+	}
+	if out.ExecErr == "" {
+		t.Error("the confined child ran /bin/true")
+	}
+	if rep.LandlockABI >= 4 && out.DialErr == "" {
+		t.Errorf("confined child connected to %s", ln.Addr())
 	}
 }
 
@@ -129,28 +214,4 @@ func serveAndClose(ln net.Listener) {
 		}
 		c.Close()
 	}
-}
-
-// runChild re-runs the test binary as a child that runs only test (with
-// env added to the environment) and decodes into out the JSON the child
-// printed on the line starting with prefix.
-func runChild(t *testing.T, test, prefix string, out any, env ...string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^"+test+"$", "-test.v")
-	cmd.Env = append(os.Environ(), env...)
-	raw, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("child: %v\n%s", err, raw)
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, prefix); ok {
-			if err := json.Unmarshal([]byte(rest), out); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-	}
-	t.Fatalf("child reported nothing:\n%s", raw)
 }

@@ -2,8 +2,8 @@
 // interp, bash dialect) whose commands are Go code confined to the
 // workspace, with preflight checks, path confinement, limits and the
 // command's result. It imports no other wsfs package but its own
-// subpackages. Run is the worker core of `wsfs run`; Confine is the
-// worker process's second wall.
+// subpackages. Run is the worker core of `wsfs run`; StartConfined starts
+// the worker process inside its second wall.
 //
 // # What an agent sees
 //
@@ -44,9 +44,10 @@
 //     agent's namespace over os.Root handles. The exec handler never calls
 //     the interpreter's default (host) exec; `type` and `command -v` answer
 //     from the command table instead of statting host paths.
-//  3. Confine, in the worker process: Landlock (filesystem to the workspace
-//     and scratch folders, no network where the kernel has ABI 4) and
-//     rlimits on memory and CPU.
+//  3. The worker process: StartConfined starts it inside Landlock
+//     (filesystem to the workspace and its private folder, no network
+//     where the kernel has ABI 4), and it caps its own memory and each
+//     command's CPU time (LimitProcess, LimitCPU).
 //
 // # Limits
 //

@@ -42,7 +42,7 @@ const (
 
 // Limits bound one command. A zero field takes its default; MaxMemoryBytes
 // zero means no in-process memory watch (the process then relies on
-// Confine's address-space rlimit alone).
+// LimitProcess's address-space rlimit alone).
 type Limits struct {
 	WallTime          time.Duration
 	MaxOutputBytes    int // tail kept per stream in the Result
@@ -52,11 +52,11 @@ type Limits struct {
 	// MaxMemoryBytes stops the command when the Go heap grows past it. It
 	// watches the whole process, so it suits a worker process (or a test).
 	MaxMemoryBytes uint64
-	// MaxAddressSpace is the worker's address-space rlimit (Confine only);
+	// MaxAddressSpace is the worker's address-space rlimit (LimitProcess);
 	// zero means DefaultWorkerMemory. It is a last wall, far above the heap
 	// watch: Go and wazero reserve address space generously.
 	MaxAddressSpace uint64
-	// MaxCPUTime is the worker's CPU rlimit (Confine only); zero means
+	// MaxCPUTime is a command's CPU time (LimitCPU); zero means
 	// twice WallTime.
 	MaxCPUTime time.Duration
 }
@@ -98,20 +98,6 @@ type Config struct {
 	// History lists the workspace's recent commands, oldest first and
 	// ending with this one (as bash's history does), for `history`.
 	History []string
-
-	// ReadOnlyDirs are host folders a confined worker may still read
-	// (Confine only), such as js-exec's compilation cache.
-	ReadOnlyDirs []string
-	// Sockets are unix sockets a confined worker may still connect to
-	// (Confine only; Landlock ABI 9 and later restrict connect): the
-	// server's control socket.
-	Sockets []string
-	// Reusable confines a worker that runs several commands of the same
-	// workspace one after the other (Confine only): ScratchDir is then the
-	// parent of each command's own /tmp folder, and the CPU limit counts
-	// per command (LimitCPU before each later one) rather than over the
-	// process's life.
-	Reusable bool
 }
 
 // Result is what the command did.

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wsfs/wsfs/runsvc"
 )
 
 var (
@@ -163,7 +165,7 @@ func TestFastRun(t *testing.T) {
 	serverFDs := settledFDs(t, s.cmd.Process.Pid, 1)
 	for _, pid := range workerPIDs(t, s.cmd.Process.Pid) {
 		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-		if err != nil || strings.Contains(string(env), "WSFS_TEST_SECRET") || !strings.Contains(string(env), "WSFS_HOME="+home) {
+		if err != nil || strings.Contains(string(env), "WSFS_TEST_SECRET") || strings.Contains(string(env), "WSFS_STORE") {
 			t.Errorf("worker %d's environment (%v): %q", pid, err, env)
 		}
 	}
@@ -185,26 +187,29 @@ func TestFastRun(t *testing.T) {
 		t.Fatalf("the revision's author is not %s:\n%s", u.Username, show)
 	}
 
-	// The slow path's errors and exit codes.
+	// Errors and exit codes, from the front itself (it never starts the
+	// core for a command).
 	for _, tc := range []struct {
 		args []string
 		code int
 		msg  string
 	}{
 		{[]string{"run", "echo hi"}, exitUsage, "-w TENANT/NAME is required"},
-		{[]string{"run", "-w", "Bad Name", "echo hi"}, exitUsage, "-w"},
+		{[]string{"run", "-w", "Bad Name", "echo hi"}, exitUsage, "Bad Name"},
 		{[]string{"run", "-w", "acme/nope", "echo hi"}, exitNotFound, "acme/nope"},
 		{[]string{"run", "-w", "acme/f", "if then fi"}, 2, "syntax"},
 		{[]string{"run", "-w", "acme/f", "-f", "missing.sh"}, exitFailure, "missing.sh"},
+		{[]string{"run", "-w", "acme/f", "--frobnicate", "true"}, exitUsage, "-frobnicate"},
+		{[]string{"run", "-w", "acme/f", "--timeout", "-1s", "true"}, exitUsage, "--timeout -1s"},
+		{[]string{"run", "-w", "acme/f", "--timeout", "1h", "true"}, exitUsage, "above the wall-time limit of 15s of acme/f; raise the limit with wsfs quota acme/f set wall-time=1h0m0s"},
 	} {
 		_, errOut, code := f.run("", tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.msg) || strings.Contains(errOut, "shim") {
 			t.Errorf("wsfs %q: exit %d stderr %q, want exit %d and %q", tc.args, code, errOut, tc.code, tc.msg)
 		}
 	}
-	// A flag the fast path does not know goes to the core.
-	if _, errOut, code := f.run("", "run", "--help"); code != 99 || !strings.Contains(errOut, "shim") {
-		t.Errorf("wsfs run --help: exit %d stderr %q, want the core (the shim's 99)", code, errOut)
+	if out, errOut, code := f.run("", "run", "--help"); code != 0 || !strings.Contains(out, "usage: wsfs run -w TENANT/NAME") || strings.Contains(errOut, "shim") {
+		t.Errorf("wsfs run --help: exit %d stdout %q stderr %q", code, out, errOut)
 	}
 
 	// Busy: a second command with --wait 0 while one runs.
@@ -234,7 +239,8 @@ func TestFastRun(t *testing.T) {
 // TestFastRunReusesWorkers: a worker that ran a command stays, confined,
 // for the next command of the same workspace; each command still starts
 // afresh (its own /tmp, no variables of the last one); another workspace
-// gets another worker; a command that hits a limit retires its worker.
+// gets another worker; a command whose output is cut keeps its worker,
+// and one that hits a limit retires it.
 func TestFastRunReusesWorkers(t *testing.T) {
 	requireFUSE(t)
 	home, mnt := newMountDirs(t)
@@ -284,6 +290,15 @@ func TestFastRunReusesWorkers(t *testing.T) {
 	}
 	first = workerFor("acme/f", "true")
 
+	// The output limit is an ordinary one: the worker stays.
+	if out := f.ok("", "run", "-w", "acme/f", "seq 1 100000 | wc -l"); out != "100000\n" {
+		t.Fatalf("a long pipeline: %q", out)
+	}
+	f.ok("", "run", "-w", "acme/f", "seq 1 100000")
+	if again := workerFor("acme/f", "true"); again != first {
+		t.Fatalf("the worker %d went after an output past the kept 128 KiB (now %d)", first, again)
+	}
+
 	// A limit hit: the worker goes, and the next command gets another.
 	if _, errOut, code := f.run("", "run", "--timeout", "1s", "-w", "acme/f", "sleep 5"); code != 124 || !strings.Contains(errOut, "time limit 1s reached") {
 		t.Fatalf("the timed-out command: exit %d stderr %q", code, errOut)
@@ -291,9 +306,9 @@ func TestFastRunReusesWorkers(t *testing.T) {
 	if next := workerFor("acme/f", "true"); next == first {
 		t.Fatalf("worker %d ran on after its command hit the wall-time limit", first)
 	}
-	// Parked: acme/g's new worker, acme/f's last one; the workers of the
-	// old acme/g and of acme/f's old quotas wait for their idle timeout.
-	settledFDs(t, server, 4)
+	// Parked: acme/g's new worker, acme/f's last one; those of the old
+	// acme/g and of acme/f's old quotas went when their key did.
+	settledFDs(t, server, 2)
 	if err := s.stop(os.Interrupt); err != nil {
 		t.Fatalf("server: %v\n%s", err, s.stderr)
 	}
@@ -397,10 +412,11 @@ func TestFastRunCallerAndWorkerLost(t *testing.T) {
 		t.Fatalf("after the killed worker: %q", out)
 	}
 
-	// The workers die with the server, even killed.
+	// The workers die with the server, even killed (their sockets close).
+	f.ok("", "run", "-w", "acme/f", "true")
 	workers := workerPIDs(t, s.cmd.Process.Pid)
 	if len(workers) == 0 {
-		t.Fatal("no warm workers")
+		t.Fatal("no parked worker")
 	}
 	s.stop(syscall.SIGKILL)
 	syscall.Unmount(mnt, syscall.MNT_DETACH)
@@ -412,21 +428,6 @@ func TestFastRunCallerAndWorkerLost(t *testing.T) {
 		}
 		return ""
 	})
-}
-
-// TestFastRunFallback: with no server, the front execs the core, which
-// starts a private server as before.
-func TestFastRunFallback(t *testing.T) {
-	requireFUSE(t)
-	home := filepath.Join(t.TempDir(), "home")
-	mustOK(t, home, "", "create", "acme/f")
-	f := front{t: t, home: home}
-	if out := f.ok("", "run", "-w", "acme/f", "echo hi > a.txt; cat a.txt"); out != "hi\n" {
-		t.Fatalf("without a server: %q", out)
-	}
-	if out := mustOK(t, home, "", "cat", "acme/f", "a.txt"); out != "hi\n" {
-		t.Fatalf("a.txt: %q", out)
-	}
 }
 
 // waitFor polls cond (which says what it still waits for) until it is
@@ -456,15 +457,14 @@ func countFDs(t *testing.T, pid int) int {
 }
 
 // settledFDs counts the server's descriptors once it is at rest: its only
-// children are its workers, two idle and parked ones (a finished one is
-// reaped), and the count holds still for a moment (a client's connection
-// is closed).
+// children are its parked workers (a finished one is reaped), and the
+// count holds still for a moment (a client's connection is closed).
 func settledFDs(t *testing.T, server, parked int) int {
 	t.Helper()
 	n := -1
-	waitFor(t, "the server to settle with its idle and parked workers", func() string {
+	waitFor(t, "the server to settle with its parked workers", func() string {
 		children, workers := childPIDs(t, server), workerPIDs(t, server)
-		if len(children) != 2+parked || len(workers) != 2+parked {
+		if len(children) != parked || len(workers) != parked {
 			return fmt.Sprintf("children %v, workers %v", children, workers)
 		}
 		first := countFDs(t, server)
@@ -506,7 +506,7 @@ func childPIDs(t *testing.T, server int) []int {
 	return pids
 }
 
-// workerPIDs lists the server's warm workers (idle or busy).
+// workerPIDs lists the server's workers (busy or parked).
 func workerPIDs(t *testing.T, server int) []int {
 	t.Helper()
 	ents, err := os.ReadDir("/proc")
@@ -528,14 +528,14 @@ func workerPIDs(t *testing.T, server int) []int {
 		if len(fields) < 2 || fields[1] != strconv.Itoa(server) || fields[0] == "Z" {
 			continue
 		}
-		if cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); strings.Contains(string(cmdline), workerVerb) {
+		if cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); strings.Contains(string(cmdline), runsvc.WorkerVerb) {
 			pids = append(pids, pid)
 		}
 	}
 	return pids
 }
 
-// workerOf finds the worker whose stdout is the pipe the caller's stdout
+// workerOf finds the worker that holds the pipe the caller's stdout
 // writes to (pipe is its read end).
 func workerOf(t *testing.T, server int, pipe *os.File) int {
 	t.Helper()
@@ -545,8 +545,11 @@ func workerOf(t *testing.T, server int, pipe *os.File) int {
 	}
 	want := fmt.Sprintf("pipe:[%d]", st.Ino)
 	for _, pid := range workerPIDs(t, server) {
-		if link, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/1", pid)); link == want {
-			return pid
+		fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+		for _, fd := range fds {
+			if link, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); link == want {
+				return pid
+			}
 		}
 	}
 	t.Fatalf("no worker of server %d writes to %s", server, want)

@@ -17,6 +17,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/wsfs/wsfs/runsvc"
 )
 
 // Exit codes, as `wsfs --help` lists them.
@@ -34,6 +36,10 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// errSilent is an exitError's error when the verb printed its own
+// message (or the command's status is all there is to say).
+var errSilent = errors.New("")
 
 // exitError carries an explicit exit code (fsck's 1 with a report already printed).
 type exitError struct {
@@ -65,10 +71,14 @@ type app struct {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	if len(os.Args) == 2 && os.Args[1] == workerVerb {
-		os.Exit(workerMain(ctx)) // a warm worker of the server (worker.go)
+	// The run service's hidden verbs: a worker, and js-exec's cache.
+	switch {
+	case len(os.Args) == 2 && os.Args[1] == runsvc.WorkerVerb:
+		os.Exit(runsvc.WorkerMain())
+	case len(os.Args) > 1 && os.Args[1] == runsvc.PrepareVerb:
+		os.Exit(runsvc.PrepareMain(os.Args[2:]))
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

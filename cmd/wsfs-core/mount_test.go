@@ -218,7 +218,7 @@ func TestMountServesHistoryVerbs(t *testing.T) {
 	// A quiet period longer than the test: only the server's flush (before
 	// a change) and the unmount commit edits made on the mount.
 	s := startServer(t, home, mnt, "--quiet", "1h")
-	sock := filepath.Join(home, api.SocketName)
+	sock := api.SocketPath(home)
 	if want := fmt.Sprintf("wsfs: serving %s (socket %s)", mnt, sock); s.line != want {
 		t.Fatalf("readiness line %q, want %q", s.line, want)
 	}

@@ -7,18 +7,14 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/wsfs/wsfs/internal/home"
 	"github.com/wsfs/wsfs/meta"
 	"github.com/wsfs/wsfs/objects"
 	"github.com/wsfs/wsfs/objects/storeurl"
 )
 
-// home returns the state folder from --home, WSFS_HOME or the default.
-func (g *globalFlags) homeDir() (string, error) {
-	if g.home != "" {
-		return filepath.Abs(g.home)
-	}
-	return storeurl.Home()
-}
+// homeDir returns the state folder from --home, WSFS_HOME or the default.
+func (g *globalFlags) homeDir() (string, error) { return home.Dir(g.home) }
 
 // openStore opens the object store named by --store (or the default).
 func (g *globalFlags) openStore(ctx context.Context) (objects.Store, string, error) {

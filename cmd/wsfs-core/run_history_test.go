@@ -1,15 +1,12 @@
 package main
 
-import (
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // TestRunHistoryThroughServer: `history` in wsfs run lists the commands
 // the workspace's revisions recorded, and this one.
 func TestRunHistoryThroughServer(t *testing.T) {
 	requireFUSE(t)
-	home := filepath.Join(t.TempDir(), "home")
+	home := noServerHome(t)
 	mustOK(t, home, "", "create", "acme/h")
 	mustOK(t, home, "", "run", "-w", "acme/h", "mkdir src")
 	mustOK(t, home, "", "run", "-w", "acme/h", "ls") // changes nothing: no revision

@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/wsfs/wsfs/api"
+	"github.com/wsfs/wsfs/runsvc"
 )
 
 type runOut struct {
@@ -133,7 +135,7 @@ func TestRunAgentSession(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"run", "echo hi"}, exitUsage, "-w TENANT/NAME is required"},
-		{[]string{"run", "-w", "Bad Name", "echo hi"}, exitUsage, "-w"},
+		{[]string{"run", "-w", "Bad Name", "echo hi"}, exitUsage, `"Bad Name": invalid: want tenant/name`},
 		{[]string{"run", "-w", "acme/nope", "echo hi"}, exitNotFound, "acme/nope"},
 		{[]string{"run", "-w", "acme/r", "if then fi"}, 2, "syntax"},
 		{[]string{"output", "nothex"}, exitUsage, "not an output reference"},
@@ -233,7 +235,7 @@ func TestRunQueue(t *testing.T) {
 	if code != exitStale || !strings.Contains(stderr, "busy: 3 commands ahead on acme/q") {
 		t.Fatalf("--wait 50ms: exit %d %q", code, stderr)
 	}
-	var qs []api.RunQueue
+	var qs []runsvc.Queue
 	if err := json.Unmarshal([]byte(mustOK(t, home, "", "ps", "--json")), &qs); err != nil {
 		t.Fatal(err)
 	}
@@ -271,34 +273,88 @@ func TestRunQueue(t *testing.T) {
 	}
 }
 
-// TestRunPrivateServer: with no server running, wsfs run starts one for
-// the duration and leaves nothing behind.
-func TestRunPrivateServer(t *testing.T) {
+// TestRunSharedServer: with no server running, the first wsfs run starts
+// one for the home, and every command that comes meanwhile, however many
+// at once, uses it (issue 15: two at once failed, "meta.db is in use");
+// history verbs go on working beside it; it stays until idle, and a wsfs
+// mount takes its place.
+func TestRunSharedServer(t *testing.T) {
 	requireFUSE(t)
-	home := filepath.Join(t.TempDir(), "home")
+	home := noServerHome(t)
 	mustOK(t, home, "", "create", "acme/p")
-	if out := mustOK(t, home, "", "run", "-w", "acme/p", "echo hi > a.txt; cat a.txt"); out != "hi\n" {
-		t.Fatalf("private run printed %q", out)
-	}
-	r := runJSONOut(t, home, "-w", "acme/p", "cat a.txt; echo more >> a.txt")
-	if r.ExitCode != 0 || r.Stdout != "hi\n" || !r.Committed || r.Revision != 3 {
-		t.Fatalf("second private run: %+v", r)
-	}
-	if out := mustOK(t, home, "", "cat", "acme/p", "a.txt"); out != "hi\nmore\n" {
-		t.Fatalf("a.txt %q", out)
-	}
-	if _, err := api.ReadInfo(home); err == nil {
-		t.Fatalf("server.json left behind")
-	}
-	left, _ := filepath.Glob(filepath.Join(home, "run-mount-*"))
-	for _, d := range left {
-		if mountedFUSE(d) {
-			t.Errorf("private mount %s left mounted", d)
+	mustOK(t, home, "", "create", "acme/q")
+	f := front{t: t, home: home}
+	var wg sync.WaitGroup
+	outs := make([]string, 6)
+	for i := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ws := []string{"acme/p", "acme/q"}[i%2]
+			out, errOut, code := f.run("", "run", "-w", ws, fmt.Sprintf("echo %d >> n.txt; echo ran %d", i, i))
+			if code != 0 {
+				t.Errorf("concurrent run %d on %s with no server: exit %d\n%s", i, ws, code, errOut)
+			}
+			outs[i] = out
+		}()
+		if i == 2 {
+			// History verbs beside the server that is starting.
+			if out := mustOK(t, home, "", "log", "acme/p"); !strings.Contains(out, "create acme/p") {
+				t.Errorf("wsfs log beside the starting server: %q", out)
+			}
 		}
 	}
-	if len(left) > 0 {
-		t.Fatalf("mount points left behind: %v", left)
+	wg.Wait()
+	for i, out := range outs {
+		if out != fmt.Sprintf("ran %d\n", i) {
+			t.Errorf("run %d printed %q", i, out)
+		}
 	}
+	info, err := api.ReadInfo(home)
+	if err != nil || !info.Shared {
+		t.Fatalf("no server.json of a shared server: %+v %v", info, err)
+	}
+	if n := revisionCount(t, home, "acme/p") + revisionCount(t, home, "acme/q"); n != 2+6 {
+		t.Errorf("%d revisions, want 8", n)
+	}
+	// A wsfs mount takes the shared server's place.
+	mnt := filepath.Join(t.TempDir(), "mnt")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, home, mnt, "--quiet", "1h")
+	if !strings.Contains(s.stderr.String(), fmt.Sprintf("the server that wsfs run started (PID %d) stops", info.PID)) {
+		t.Errorf("the mount did not say it replaced the shared server:\n%s", s.stderr)
+	}
+	if (api.Info{PID: info.PID}).Alive() || mountedFUSE(info.MountDir) {
+		t.Errorf("the shared server PID %d (mount %s) still runs", info.PID, info.MountDir)
+	}
+	if out := f.ok("", "run", "-w", "acme/p", "wc -l < n.txt"); out != "3\n" {
+		t.Errorf("on the new server: %q", out)
+	}
+	if err := s.stop(os.Interrupt); err != nil {
+		t.Fatalf("server: %v\n%s", err, s.stderr)
+	}
+}
+
+// noServerHome returns a home where no server runs yet; the server that a
+// wsfs run starts there (runwire.StartServer) is stopped when the test
+// ends.
+func noServerHome(t *testing.T) string {
+	t.Helper()
+	home := filepath.Join(t.TempDir(), "home")
+	t.Cleanup(func() {
+		info, err := api.ReadInfo(home)
+		if err != nil || !info.Alive() {
+			return
+		}
+		if _, errOut, code := wsfsBin(t, home, "", "umount", info.MountDir); code != 0 {
+			t.Errorf("stopping the shared server: %s", errOut)
+			syscall.Kill(info.PID, syscall.SIGKILL)
+			syscall.Unmount(info.MountDir, syscall.MNT_DETACH)
+		}
+	})
+	return home
 }
 
 // TestRunLimitsAndLostWorker: a command stopped by the wall time keeps its

@@ -7,48 +7,43 @@ import (
 	"time"
 
 	"github.com/wsfs/wsfs/api"
+	"github.com/wsfs/wsfs/meta"
+	"github.com/wsfs/wsfs/runsvc"
 )
 
 func init() {
-	register(&verb{name: "logs", args: "[-f] TENANT/NAME", summary: "print the output of a workspace's running (or last) command; -f follows it and the next ones", run: runLogs})
+	register(&verb{name: "logs", args: "[-f] [-n N] [--since D|TIME] TENANT/NAME",
+		summary: "print the output of a workspace's commands: the running (or last) one; -n the last N, --since those since; -f then follows", run: runLogs})
 	register(&verb{name: "ps", args: "[--json]", summary: "list the running and queued commands of every workspace", run: runPS})
-}
-
-// dialServer connects to the running server; logs and ps have nothing to
-// show without one.
-func dialServer(ctx context.Context, g *globalFlags) (*api.Client, error) {
-	home, err := g.homeDir()
-	if err != nil {
-		return nil, err
-	}
-	c, err := api.Dial(ctx, home)
-	if errors.Is(err, api.ErrNoServer) {
-		return nil, fmt.Errorf("no wsfs server runs for %s, so no command runs (start one with wsfs mount DIR): %w", home, err)
-	}
-	return c, err
 }
 
 func runLogs(ctx context.Context, a *app, args []string) error {
 	v := verbs["logs"]
 	var g globalFlags
 	fs := newFlags(a, v, &g)
-	follow := fs.Bool("f", false, "follow: keep printing the output of the running command and the next ones")
+	follow := fs.Bool("f", false, "follow: print the running command's output from its start, then every later command's, until interrupted")
+	last := fs.Int("n", 0, "the last N finished commands")
+	since := fs.String("since", "", "the finished commands that started since D ago (10m, 2h) or since TIME (RFC 3339: 2026-12-01T15:00:00Z)")
 	if err := parse(a, v, fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return usagef("takes one workspace")
 	}
+	if *last < 0 {
+		return usagef("-n must be 0 or more")
+	}
 	name, err := parseWorkspace(fs.Arg(0))
 	if err != nil {
 		return err
 	}
-	c, err := dialServer(ctx, &g)
-	if err != nil {
-		return err
+	opts := runsvc.LogOptions{Last: *last, Follow: *follow}
+	if *since != "" {
+		if opts.Since, err = parseSince(*since); err != nil {
+			return err
+		}
 	}
-	defer c.Close()
-	return c.RunLogs(ctx, name, *follow, func(ev api.RunEvent) error {
+	print := func(ev runsvc.Event) error {
 		switch {
 		case ev.Start != "":
 			fmt.Fprintf(a.stderr, "==> %s: %s\n", name, oneLine(ev.Start, 100))
@@ -64,7 +59,36 @@ func runLogs(ctx context.Context, a *app, args []string) error {
 			return errors.New("this follower fell too far behind and was cut off; run wsfs logs -f again")
 		}
 		return nil
-	})
+	}
+	h, done, err := g.openHistory(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	switch h := h.(type) {
+	case *api.Client:
+		return h.RunLogs(ctx, name, opts, print)
+	case *meta.DB:
+		// No server: the outputs meta keeps (nothing runs to follow).
+		return runsvc.StoredLogs(ctx, h, name, opts, print)
+	}
+	return fmt.Errorf("logs: no way to read the outputs of %s", name)
+}
+
+// parseSince reads --since: a duration before now, or a time.
+func parseSince(s string) (time.Time, error) {
+	if d, err := time.ParseDuration(s); err == nil {
+		if d < 0 {
+			return time.Time{}, usagef("--since %s: a duration before now must be positive", s)
+		}
+		return time.Now().Add(-d), nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, usagef("--since %q is neither a duration (10m, 2h) nor a time (2026-12-01T15:00:00Z, 2026-12-01 15:00:00, 2026-12-01)", s)
 }
 
 func runPS(ctx context.Context, a *app, args []string) error {
@@ -78,13 +102,21 @@ func runPS(ctx context.Context, a *app, args []string) error {
 	if fs.NArg() != 0 {
 		return usagef("takes no arguments")
 	}
-	c, err := dialServer(ctx, &g)
+	home, err := g.homeDir()
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	qs, err := c.RunPS(ctx)
-	if err != nil {
+	qs := []runsvc.Queue{}
+	c, err := api.Dial(ctx, home)
+	switch {
+	case err == nil:
+		defer c.Close()
+		if qs, err = c.RunPS(ctx); err != nil {
+			return err
+		}
+	case errors.Is(err, api.ErrNoServer):
+		// No server: no command runs or waits.
+	default:
 		return err
 	}
 	if *asJSON {

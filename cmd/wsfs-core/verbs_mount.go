@@ -14,6 +14,8 @@ import (
 	"github.com/wsfs/wsfs/api"
 	"github.com/wsfs/wsfs/fusefs"
 	"github.com/wsfs/wsfs/meta"
+	"github.com/wsfs/wsfs/runsvc"
+	"github.com/wsfs/wsfs/runsvc/runwire"
 )
 
 func init() {
@@ -35,9 +37,11 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	allowOther := fs.Bool("allow-other", false, "let other users reach the mount (needs user_allow_other in /etc/fuse.conf for non-root)")
 	foreground := fs.Bool("foreground", true, "stay in the foreground (the only mode: run it under a service manager to detach)")
 	debug := fs.Bool("debug", false, "log every FUSE request")
-	removeMountPoint := fs.Bool("remove-mount-point", false, "remove DIR after unmounting (wsfs run's private server)")
-	workers := fs.Int("workers", api.DefaultWorkers, "warm wsfs run workers kept ready (0: none; wsfs run then starts the core for each command)")
-	parked := fs.Int("parked", api.DefaultParked, "workers kept confined to a workspace for its next command, about 60 MiB each (0: none)")
+	removeMountPoint := fs.Bool("remove-mount-point", false, "remove DIR after unmounting")
+	workers := fs.Int("workers", runsvc.DefaultMaxRunning, "wsfs run commands that run at once, across workspaces (the others wait their turn)")
+	parked := fs.Int("parked", runsvc.DefaultParked, "workers kept confined to a workspace for its next command, 30 to 60 MiB each (0: none)")
+	shared := fs.Bool("shared", false, "a server started by wsfs run: it stops once idle (--idle), and a wsfs mount takes its place")
+	idle := fs.Duration("idle", 0, "stop once no command or change has come for this long (0: never; default with --shared: "+runwire.SharedIdle.String()+")")
 	if err := parse(a, v, fs, args); err != nil {
 		return err
 	}
@@ -60,8 +64,14 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	if *parked < 0 {
 		return usagef("--parked must be 0 or more")
 	}
-	if *workers < 0 {
-		return usagef("--workers must be 0 or more")
+	if *workers < 1 {
+		return usagef("--workers must be 1 or more")
+	}
+	if *idle < 0 {
+		return usagef("--idle must be 0 (never) or more")
+	}
+	if *shared && *idle == 0 {
+		*idle = runwire.SharedIdle
 	}
 	dir, err := filepath.Abs(fs.Arg(0))
 	if err != nil {
@@ -77,7 +87,7 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
 
-	if err := clearDeadServer(ctx, a, home); err != nil {
+	if err := clearServer(ctx, a, home, *shared); err != nil {
 		return err
 	}
 	if fi, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
@@ -117,22 +127,28 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := api.Config{DB: db, Mount: fsys, MountDir: dir, Home: home, Store: storeURL, Version: versionString(), Logger: log}
-	if *workers > 0 {
-		if cfg.WorkerCommand, err = workerCommand(); err != nil {
-			return err
-		}
-		cfg.Workers = *workers
-		cfg.Parked = *parked
-		if *parked == 0 {
-			cfg.Parked = -1
-		}
+	exe, err := os.Executable()
+	if err != nil {
+		fsys.Unmount(context.Background())
+		return fmt.Errorf("finding this binary to start wsfs run's workers: %w", err)
 	}
-	srv := api.NewServer(cfg)
+	parkedMax := *parked
+	if parkedMax == 0 {
+		parkedMax = -1
+	}
+	svc, err := runsvc.New(runsvc.Config{DB: db, Mount: fsys, Program: exe, JSCache: jsCacheDir(home), Store: storeURL,
+		MaxRunning: *workers, MaxParked: parkedMax, Unconfined: os.Getenv("WSFS_NO_CONFINE") != "", Logger: log})
+	if err != nil {
+		fsys.Unmount(context.Background())
+		return err
+	}
+	srv := api.NewServer(api.Config{DB: db, Runs: svc, MountDir: dir, Home: home, Store: storeURL, Version: versionString(),
+		Logger: log, Shared: *shared})
 	info, err := srv.Start(ctx)
 	if err != nil {
 		uctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 		defer cancel()
+		svc.Close(uctx)
 		if uerr := fsys.Unmount(uctx); uerr != nil {
 			log.Error("wsfs mount: unmount after a failed start", "err", uerr)
 		}
@@ -142,6 +158,7 @@ func runMount(ctx context.Context, a *app, args []string) error {
 
 	unmounted := make(chan struct{})
 	go func() { fsys.Wait(); close(unmounted) }()
+	idled := idleWatch(ctx, svc, *idle)
 	reason := ""
 	select {
 	case <-ctx.Done():
@@ -150,13 +167,19 @@ func runMount(ctx context.Context, a *app, args []string) error {
 		reason = "wsfs umount"
 	case <-unmounted:
 		reason = "unmounted from outside (fusermount -u)"
+	case <-idled:
+		reason = fmt.Sprintf("no command for %s", *idle)
 	}
 	log.Info("wsfs mount: stopping", "dir", dir, "reason", reason)
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	// Stop taking calls first (those in flight finish), then commit the
-	// pending edits and unmount, and only then let go of meta.db.
+	// Stop taking calls and commands first (those under way finish), then
+	// commit the pending edits and unmount, and only then let go of
+	// meta.db.
 	serr := srv.Close(sctx)
+	if err := svc.Close(sctx); err != nil && serr == nil {
+		serr = err
+	}
 	uerr := fsys.Unmount(sctx)
 	if uerr != nil {
 		return fmt.Errorf("unmounting %s: %w (run wsfs umount %s to detach it)", dir, uerr, dir)
@@ -173,15 +196,49 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	return nil
 }
 
-// clearDeadServer handles the home's server.json before a mount: a live
-// server that answers means the store is taken; a dead one's leftovers
-// (its stale mount, socket and server.json) are cleaned with a message.
-func clearDeadServer(ctx context.Context, a *app, home string) error {
+// idleWatch returns a channel closed once svc has had no command or change
+// for d (never, for d 0).
+func idleWatch(ctx context.Context, svc *runsvc.Service, d time.Duration) <-chan struct{} {
+	idled := make(chan struct{})
+	if d <= 0 {
+		return idled
+	}
+	go func() {
+		tick := time.NewTicker(min(d/4, time.Second))
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			if since, ok := svc.IdleSince(); ok && time.Since(since) >= d {
+				close(idled)
+				return
+			}
+		}
+	}()
+	return idled
+}
+
+// clearServer handles the home's server.json before a mount: a live
+// server that answers means the store is taken, unless it is one that
+// wsfs run started (and this mount is not one), which is asked to stop
+// (its commands finish first) and replaced; a dead one's leftovers (its
+// stale mount, socket and server.json) are cleaned with a message.
+func clearServer(ctx context.Context, a *app, home string, shared bool) error {
 	c, err := api.Dial(ctx, home)
 	if err == nil {
 		h := c.Health()
-		c.Close()
-		return fmt.Errorf("this store is already served by PID %d at %s; stop it first with wsfs umount %s", h.PID, h.MountDir, h.MountDir)
+		defer c.Close()
+		if !h.Shared || shared {
+			return fmt.Errorf("this store is already served by PID %d at %s; stop it first with wsfs umount %s", h.PID, h.MountDir, h.MountDir)
+		}
+		fmt.Fprintf(a.stderr, "wsfs mount: the server that wsfs run started (PID %d) stops for this one once its commands end\n", h.PID)
+		if err := c.Shutdown(ctx); err != nil {
+			return fmt.Errorf("asking the server PID %d that wsfs run started to stop: %w", h.PID, err)
+		}
+		return waitGone(ctx, h.PID, h.MountDir)
 	}
 	info, rerr := api.ReadInfo(home)
 	if rerr != nil || info.Alive() {
@@ -189,8 +246,8 @@ func clearDeadServer(ctx context.Context, a *app, home string) error {
 		// names it if it holds meta.db.
 		return nil
 	}
-	fmt.Fprintf(a.stderr, "wsfs mount: the server PID %d (started %s) died without cleaning up; removing its socket and %s\n",
-		info.PID, shortTime(info.Started), api.InfoName)
+	fmt.Fprintf(a.stderr, "wsfs mount: the server PID %d (started %s) died without cleaning up; removing its socket and server.json\n",
+		info.PID, shortTime(info.Started))
 	if info.MountDir != "" && isStaleMount(info.MountDir) {
 		fmt.Fprintf(a.stderr, "wsfs mount: detaching its stale mount at %s\n", info.MountDir)
 		if err := syscall.Unmount(info.MountDir, syscall.MNT_DETACH); err != nil {

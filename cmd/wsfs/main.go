@@ -1,8 +1,8 @@
 // Command wsfs is the small front of wsfs that agents and people call. It
-// hands every verb to wsfs-core (the server, the mount, the history verbs
-// and the runner's worker) by exec, so it costs one process start rather
-// than the core's; `wsfs run` against a running server takes a faster path
-// that never starts the core at all (see run.go).
+// hands every verb but one to wsfs-core (the server, the mount, the
+// history verbs) by exec, so it costs one process start rather than the
+// core's; `wsfs run` goes straight to the server and never starts the
+// core for the command (see run.go).
 //
 // wsfs-core is looked up as $WSFS_CORE, then next to this executable, then
 // on PATH.
@@ -23,9 +23,7 @@ const exitNoCore = 127
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "run" {
-		if code, ok := fastRun(os.Args[2:]); ok {
-			os.Exit(code)
-		}
+		os.Exit(fastRun(os.Args[2:]))
 	}
 	core, err := corePath()
 	if err != nil {

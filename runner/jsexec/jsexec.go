@@ -31,13 +31,16 @@ package jsexec
 
 import (
 	"context"
+	"crypto/sha256"
 	_ "embed"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -435,11 +438,10 @@ var testCacheDir string
 
 // Prepare compiles QuickJS for runs with cfg's memory limit, or loads it
 // from cfg.CacheDir (wazero's compilation cache, written there on the first
-// compile), so that the next js-exec of this process starts at once. The
-// worker calls it before runner.Confine when the script may run js-exec:
-// once confined it could not read the cache folder, and a run that finds
-// nothing prepared compiles in memory (seconds) before its time limit
-// starts.
+// compile), so that the next js-exec of this process starts at once. A
+// confined worker may read the cache but not write it, so the server fills
+// it beforehand with an unconfined Prepare; a run that finds nothing there
+// compiles in memory (seconds) before its time limit starts.
 func Prepare(ctx context.Context, cfg Config) error {
 	lim := limits{memory: cfg.MemoryLimit}
 	if lim.memory <= 0 {
@@ -455,8 +457,48 @@ func Prepare(ctx context.Context, cfg Config) error {
 			return fmt.Errorf("jsexec: compilation cache: %w", err)
 		}
 	}
-	_, err = cfg.prepare(ctx, root, lim)
-	return err
+	wasm, err := cfg.prepare(ctx, root, lim)
+	if err != nil || cfg.CacheDir == "" {
+		return err
+	}
+	// The cache is a shortcut: a marker that cannot be written only means
+	// the next Prepared says false.
+	_ = os.WriteFile(preparedMarker(cfg.CacheDir, wasm), nil, 0o600)
+	return nil
+}
+
+// Prepared reports whether cfg.CacheDir holds QuickJS compiled for cfg's
+// memory limit by this program's wazero (a Prepare made it), so that a
+// worker that may only read the cache loads it rather than compile it.
+func Prepared(cfg Config) bool {
+	if cfg.CacheDir == "" {
+		return false
+	}
+	lim := cfg.MemoryLimit
+	if lim <= 0 {
+		lim = DefaultMemoryLimit
+	}
+	wasm, err := wasmWithCap(wasmPages(lim))
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(preparedMarker(cfg.CacheDir, wasm))
+	return err == nil
+}
+
+// preparedMarker is the file that says cacheDir holds wasm compiled by
+// this program's wazero.
+func preparedMarker(cacheDir string, wasm []byte) string {
+	h := sha256.New()
+	h.Write(wasm)
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == "github.com/tetratelabs/wazero" {
+				h.Write([]byte(m.Version))
+			}
+		}
+	}
+	return filepath.Join(cacheDir, fmt.Sprintf("prepared-%x", h.Sum(nil)[:8]))
 }
 
 // prepare returns QuickJS's wasm for lim's memory cap, compiled.

@@ -1,0 +1,145 @@
+package runwire
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestFramesRoundTrip(t *testing.T) {
+	job := Job{Workspace: "acme/a", Script: "echo 'hi'\n", Timeout: time.Second, Wait: 0, WaitSet: true, Author: "ann",
+		JSON: true, Store: "file:///x", Env: []string{"USER=x", "TZ="}}
+	rep := Report{ExitCode: 137, Stdout: []byte("o"), Truncated: true, OutputRef: "ab", Revision: 7, Committed: true,
+		Duration: time.Millisecond, LimitsHit: []string{"l"}, Refusals: []string{"r1", "r2"}, Signal: "SIGKILL", Message: "m",
+		Err: &Error{Code: CodeStore, Message: "down", Exit: 1}}
+	turn := Turn{Workspace: "acme/a", Dir: "/mnt/acme/a", Cwd: "/workspace/x", Script: "ls", Env: []string{"TZ=UTC"},
+		History: []string{"a", "b"}, WallTime: time.Second, CPUTime: 2 * time.Second, MaxOutput: 10, MaxVisible: 20,
+		JSTime: 3, JSMemory: 4, JSCache: "/c", Direct: true, Tails: true}
+	done := Done{ExitCode: -1, Cwd: "/workspace", Duration: 5, Truncated: true, LimitsHit: []string{"x"}, Stdout: []byte("s"),
+		Stderr: []byte("e"), Again: true, Retire: "r"}
+	var buf bytes.Buffer
+	buf.Write(AppendJob(job))
+	buf.Write(AppendReport(rep))
+	buf.Write(AppendTurn(turn))
+	buf.Write(AppendDone(done))
+	buf.Write(Interrupt())
+	buf.Write(AppendOutput(nil, KindStderr, []byte("err")))
+	read := func() []byte {
+		t.Helper()
+		b, err := ReadFrame(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if got, err := ParseJob(read()); err != nil || !reflect.DeepEqual(got, job) {
+		t.Errorf("job: %+v %v", got, err)
+	}
+	if got, err := ParseReport(read()); err != nil || !reflect.DeepEqual(got, rep) {
+		t.Errorf("report: %+v %v, want %+v", got, err, rep)
+	}
+	if got, err := ParseTurn(read()); err != nil || !reflect.DeepEqual(got, turn) {
+		t.Errorf("turn: %+v %v", got, err)
+	}
+	if got, err := ParseDone(read()); err != nil || !reflect.DeepEqual(got, done) {
+		t.Errorf("done: %+v %v", got, err)
+	}
+	if b := read(); Kind(b) != KindInterrupt {
+		t.Errorf("interrupt: %q", b)
+	}
+	if b := read(); Kind(b) != KindStderr || string(b[1:]) != "err" {
+		t.Errorf("output: %q", b)
+	}
+	if _, err := ReadFrame(&buf); !errors.Is(err, io.EOF) {
+		t.Errorf("after the last frame: %v", err)
+	}
+}
+
+func TestBadFrames(t *testing.T) {
+	job := AppendJob(Job{Workspace: "a/b", Script: "x"})
+	for name, in := range map[string][]byte{
+		"cut job":     job[:len(job)-2],
+		"empty frame": {0, 0, 0, 0},
+		"huge frame":  {0xff, 0xff, 0xff, 0xff, 'J'},
+		"cut length":  {0, 0},
+	} {
+		body, err := ReadFrame(bytes.NewReader(in))
+		if err == nil {
+			_, err = ParseJob(body)
+		}
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	// A string longer than its frame, a job of another version, and
+	// fields left over.
+	if _, err := ParseJob(NewFrame(KindJob).Int(Version).Int(1 << 30).Done()[4:]); !errors.Is(err, ErrFormat) {
+		t.Errorf("long string: %v", err)
+	}
+	if _, err := ParseJob(NewFrame(KindJob).Int(Version + 1).Done()[4:]); !errors.Is(err, ErrVersion) {
+		t.Errorf("other version: %v", err)
+	}
+	if _, err := ParseDone(append(AppendDone(Done{})[4:], 0)); !errors.Is(err, ErrFormat) {
+		t.Errorf("extra bytes: %v", err)
+	}
+	if _, err := ParseReport(AppendJob(Job{})[4:]); !errors.Is(err, ErrFormat) {
+		t.Errorf("a job read as a report: %v", err)
+	}
+}
+
+func TestParseArgs(t *testing.T) {
+	t.Setenv("WSFS_STORE", "")
+	a, err := ParseArgs([]string{"-w", "acme/a", "ls -l", "--json", "--timeout=2s", "--wait", "0", "--home", "/h", "--author", "me"})
+	if err != nil || a.Job.Workspace != "acme/a" || !a.Job.JSON || a.Job.Timeout != 2*time.Second || !a.Job.WaitSet || a.Job.Wait != 0 ||
+		a.Home != "/h" || a.Job.Author != "me" || !reflect.DeepEqual(a.Words, []string{"ls -l"}) {
+		t.Fatalf("%+v %v", a, err)
+	}
+	if a, _ := ParseArgs([]string{"-w", "a/b", "--", "--json"}); a.Job.JSON || !reflect.DeepEqual(a.Words, []string{"--json"}) {
+		t.Errorf("after --: %+v", a)
+	}
+	if a, err := ParseArgs([]string{"--help"}); err != nil || !a.Help {
+		t.Errorf("--help: %+v %v", a, err)
+	}
+	for args, msg := range map[string]string{
+		"echo":                   "-w TENANT/NAME is required",
+		"-w a/b --timeout -1s x": "--timeout -1s",
+		"-w a/b --wait -2s x":    "--wait -2s",
+		"-w a/b --wait soon x":   "invalid value",
+		"-w a/b --bogus x":       "-bogus",
+		"-w a/b -f s.sh x":       "not both",
+	} {
+		_, err := ParseArgs(strings.Fields(args))
+		var ue *UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%q: %v, want a usage error with %q", args, err, msg)
+		}
+	}
+}
+
+func TestLoadScript(t *testing.T) {
+	a := Args{}
+	if fromStdin, err := a.LoadScript(strings.NewReader("echo from stdin\n")); err != nil || !fromStdin || a.Job.Script != "echo from stdin\n" {
+		t.Errorf("stdin: %v %v %q", fromStdin, err, a.Job.Script)
+	}
+	a = Args{}
+	if _, err := a.LoadScript(strings.NewReader(strings.Repeat("x", MaxScript+1))); err == nil || !strings.Contains(err.Error(), "8 MiB") {
+		t.Errorf("a script over the limit: %v", err)
+	}
+	a = Args{Words: []string{strings.Repeat("y", MaxScript+1)}}
+	if _, err := a.LoadScript(nil); err == nil || !strings.Contains(err.Error(), "8.0 MiB, over the 8 MiB") {
+		t.Errorf("an argument over the limit: %v", err)
+	}
+	a = Args{}
+	if _, err := a.LoadScript(strings.NewReader(" \n")); err == nil || !strings.Contains(err.Error(), "no script") {
+		t.Errorf("an empty script: %v", err)
+	}
+	// Several MiB is fine.
+	a = Args{}
+	if _, err := a.LoadScript(strings.NewReader(strings.Repeat("# comment\n", 500_000))); err != nil {
+		t.Errorf("a 5 MB script: %v", err)
+	}
+}
