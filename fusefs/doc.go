@@ -12,7 +12,9 @@
 // workspace); mkdir DIR/<tenant>/<name> creates a workspace with the default
 // quotas; a bad name is EINVAL and a log line. rmdir of a workspace is EPERM:
 // deleting history takes `wsfs rm`. With Options.Workspace one workspace is
-// mounted at DIR itself.
+// mounted at DIR itself; Options.Except leaves one workspace out of a full
+// mount (a server that mounts one workspace for people mounts the others
+// privately for commands, and each workspace is live in one mount only).
 //
 // # The live tree
 //

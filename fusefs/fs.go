@@ -30,7 +30,11 @@ type Options struct {
 	// quiet before its edits are committed (default 2 s; < 0 disables).
 	QuietPeriod time.Duration
 	// Workspace, if set, mounts that one workspace at the mount point.
-	Workspace  string
+	Workspace string
+	// Except, if set, leaves that workspace out of a mount of all of
+	// them: another mount (its own, with Workspace) serves it, and one
+	// workspace must be live in one mount only.
+	Except     string
 	AllowOther bool
 	// Kernel caching, set explicitly (go-fuse's 1 s default applies only
 	// when its options are nil). Zero means 1 s; a negative value, none.
@@ -266,6 +270,9 @@ func (f *FS) WorkspaceDir(name string) (string, error) {
 			return "", fmt.Errorf("fusefs: %s is not mounted (this mount shows only %s)", n, f.opts.Workspace)
 		}
 		return f.dir, nil
+	}
+	if n == f.opts.Except {
+		return "", fmt.Errorf("fusefs: %s is not on this mount (another mount serves it)", n)
 	}
 	return filepath.Join(f.dir, filepath.FromSlash(n)), nil
 }

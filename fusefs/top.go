@@ -180,7 +180,7 @@ func (n *tenantNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.
 
 func (n *tenantNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
 	full := n.tenant + "/" + name
-	if _, err := meta.ParseWorkspace(full); err != nil || strings.ToLower(name) != name {
+	if _, err := meta.ParseWorkspace(full); err != nil || strings.ToLower(name) != name || full == n.fsys.opts.Except {
 		return nil, syscall.ENOENT
 	}
 	ws, err := n.fsys.workspace(ctx, full)
@@ -206,6 +206,9 @@ func (n *tenantNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno
 	}
 	var ents []fuse.DirEntry
 	for _, w := range list {
+		if w.Name == n.fsys.opts.Except {
+			continue
+		}
 		ents = append(ents, fuse.DirEntry{Name: strings.SplitN(w.Name, "/", 2)[1], Mode: syscall.S_IFDIR})
 	}
 	return gofs.NewListDirStream(ents), 0
@@ -217,6 +220,9 @@ func (n *tenantNode) Mkdir(ctx context.Context, name string, mode uint32, out *f
 	if _, err := meta.ParseWorkspace(full); err != nil || strings.ToLower(name) != name {
 		n.fsys.log.Warn("fusefs: mkdir of a bad workspace name refused", "name", full, "rule", "[a-z0-9][a-z0-9._-]{0,62}")
 		return nil, syscall.EINVAL
+	}
+	if full == n.fsys.opts.Except {
+		return nil, syscall.EEXIST
 	}
 	// The kernel waits for this reply: the create's event must not
 	// notify it about the name (see follow).
