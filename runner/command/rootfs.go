@@ -18,7 +18,7 @@ import (
 const maxSymlinkHops = 40
 
 // devFiles are the files of the synthetic /dev.
-var devFiles = []string{"null", "stderr", "stdin", "stdout"}
+var devFiles = []string{"full", "null", "random", "stderr", "stdin", "stdout", "urandom", "zero"}
 
 // RootFS is the agent's view of files: a synthetic "/" holding one
 // directory per mount (each an os.Root over a host folder, for example
@@ -449,6 +449,8 @@ func (r *RootFS) openDev(name, dev string, flag int) (File, error) {
 			return nil, pathErr("open", name, err)
 		}
 		return f, nil
+	case "zero", "full", "random", "urandom":
+		return &devStream{name: "/dev/" + dev}, nil
 	case "stdin":
 		if r.stdin != nil {
 			return &streamFile{name: "/dev/stdin", r: r.stdin}, nil

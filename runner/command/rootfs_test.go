@@ -324,7 +324,7 @@ func TestRootFSReadlinkAndStat(t *testing.T) {
 	if got := names("/"); got != "dev tmp workspace" {
 		t.Errorf("ls / = %q", got)
 	}
-	if got := names("/dev"); got != "null stderr stdin stdout" {
+	if got := names("/dev"); got != "full null random stderr stdin stdout urandom zero" {
 		t.Errorf("ls /dev = %q", got)
 	}
 	if got := names("rootlink"); got != "dev tmp workspace" {
@@ -557,5 +557,31 @@ func TestDevFdThroughTheShell(t *testing.T) {
 	}
 	if _, err := s.FS.Stat("/dev/fd/3"); err == nil {
 		t.Fatal("/dev/fd/3 exists without a shell")
+	}
+}
+
+func TestDevStreams(t *testing.T) {
+	s := commandtest.New(t)
+	buf := make([]byte, 16)
+	for _, name := range []string{"/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"} {
+		f, err := s.FS.Open(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if n, err := io.ReadFull(f, buf); n != 16 || err != nil {
+			t.Fatalf("read %s: %d %v", name, n, err)
+		}
+		if name == "/dev/zero" && !bytes.Equal(buf, make([]byte, 16)) {
+			t.Fatalf("/dev/zero gave %x", buf)
+		}
+		f.Close()
+	}
+	w, _ := s.FS.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if _, err := w.Write([]byte("x")); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("write /dev/full: %v", err)
+	}
+	w, _ = s.FS.OpenFile("/dev/zero", os.O_WRONLY, 0)
+	if n, err := w.Write([]byte("x")); n != 1 || err != nil {
+		t.Fatalf("write /dev/zero: %d %v", n, err)
 	}
 }

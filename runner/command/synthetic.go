@@ -1,10 +1,12 @@
 package command
 
 import (
+	"crypto/rand"
 	"io"
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -209,4 +211,33 @@ func (p *programFile) Stat() (fs.FileInfo, error) {
 }
 func (p *programFile) ReadDir(int) ([]fs.DirEntry, error) {
 	return nil, &fs.PathError{Op: "readdirent", Path: p.name, Err: syscall.ENOTDIR}
+}
+
+// devStream is /dev/zero, /dev/full, /dev/random or /dev/urandom: zeros
+// or random bytes to read; writes vanish, except into /dev/full (ENOSPC).
+type devStream struct{ name string }
+
+func (d *devStream) Read(p []byte) (int, error) {
+	if strings.HasSuffix(d.name, "random") {
+		return rand.Read(p)
+	}
+	clear(p)
+	return len(p), nil
+}
+func (d *devStream) ReadAt(p []byte, _ int64) (int, error) { return d.Read(p) }
+func (d *devStream) Write(p []byte) (int, error) {
+	if d.name == "/dev/full" {
+		return 0, &fs.PathError{Op: "write", Path: d.name, Err: syscall.ENOSPC}
+	}
+	return len(p), nil
+}
+func (d *devStream) Seek(int64, int) (int64, error) { return 0, nil }
+func (d *devStream) Close() error                   { return nil }
+func (d *devStream) Name() string                   { return d.name }
+func (d *devStream) Truncate(int64) error           { return nil }
+func (d *devStream) Stat() (fs.FileInfo, error) {
+	return syntheticEntry{name: path.Base(d.name), mode: devMode}, nil
+}
+func (d *devStream) ReadDir(int) ([]fs.DirEntry, error) {
+	return nil, &fs.PathError{Op: "readdirent", Path: d.name, Err: syscall.ENOTDIR}
 }

@@ -71,7 +71,7 @@ func TestConfinedThroughCommands(t *testing.T) {
 		{[]string{"realpath", "-e", "passwd"}, 1, ""},
 		{[]string{"ls", "/"}, 0, "dev\ntmp\nworkspace\n"},
 		{[]string{"ls", "up"}, 0, "dev\ntmp\nworkspace\n"},
-		{[]string{"ls", "/dev"}, 0, "null\nstderr\nstdin\nstdout\n"},
+		{[]string{"ls", "/dev"}, 0, "full\nnull\nrandom\nstderr\nstdin\nstdout\nurandom\nzero\n"},
 		{[]string{"find", "/", "-maxdepth", "1"}, 0, "/\n/dev\n/tmp\n/workspace\n"},
 		{[]string{"rm", "-rf", "/"}, 1, ""},
 		{[]string{"rm", "-rf", "up/etc"}, 0, ""},
