@@ -325,9 +325,8 @@ func runPrintenv(ctx context.Context, env *command.Env) int {
 	return o.finish(env, status)
 }
 
-// binDir is where `which` says runner commands live. It is a fixed name,
-// not a folder of the agent's view: the runner has no PATH and resolves
-// command names itself.
+// binDir is where `which` says runner commands live when the view has no
+// program folders to search (a command run outside the shell).
 const binDir = "/bin/"
 
 var whichSpec = getopt.Spec{
@@ -336,11 +335,15 @@ var whichSpec = getopt.Spec{
 	Options:     []getopt.Option{{Short: 'a', Long: "all"}},
 }
 
+// defaultPath is PATH when the environment has none, as the shell's.
+const defaultPath = "/usr/local/bin:/usr/bin:/bin"
+
 func runWhich(ctx context.Context, env *command.Env) int {
-	_, names, code, ok := whichSpec.Run(env)
+	opts, names, code, ok := whichSpec.Run(env)
 	if !ok {
 		return code
 	}
+	all := opts.Has("all")
 	if len(names) == 0 {
 		return 1
 	}
@@ -355,13 +358,46 @@ func runWhich(ctx context.Context, env *command.Env) int {
 			} else {
 				status = 1
 			}
-		case isCommand(env, n):
-			o.WriteString(binDir + n + "\n")
 		default:
-			status = 1
+			found := whichPath(env, n, all)
+			if len(found) == 0 {
+				status = 1
+			}
+			for _, p := range found {
+				o.WriteString(p + "\n")
+			}
 		}
 	}
 	return o.finish(env, status)
+}
+
+// whichPath finds name in PATH: the executable files of its folders (the
+// shell lists the runner's commands in /bin and /usr/bin). A view without
+// those folders answers from the command table.
+func whichPath(env *command.Env, name string, all bool) []string {
+	pathVar := defaultPath
+	if env.Getenv != nil {
+		if v := env.Getenv("PATH"); v != "" {
+			pathVar = v
+		}
+	}
+	var found []string
+	for _, dir := range strings.Split(pathVar, ":") {
+		if dir == "" {
+			dir = "."
+		}
+		p := strings.TrimSuffix(dir, "/") + "/" + name
+		if fi, err := env.FS.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			found = append(found, p)
+			if !all {
+				return found
+			}
+		}
+	}
+	if _, err := env.FS.Stat("/usr/bin"); err != nil && len(found) == 0 && isCommand(env, name) {
+		found = append(found, binDir+name)
+	}
+	return found
 }
 
 // isCommand reports whether name is a runner command: the runner's answer
