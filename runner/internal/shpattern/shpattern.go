@@ -654,3 +654,10 @@ func Cached(pat string, flags Flags) *Pattern {
 func Match(pat, s string, flags Flags) bool {
 	return Cached(pat, flags).Match(s)
 }
+
+// ClassLen returns whether s starts with a bracket expression and its
+// length (0 when it does not).
+func ClassLen(s string) (bool, int) {
+	_, n := parseClass(s)
+	return n > 0, n
+}
