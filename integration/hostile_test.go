@@ -73,11 +73,14 @@ func TestHostileScripts(t *testing.T) {
 		{name: "hard link to outside", script: "ln /etc/passwd h; ln ../outside/canary h2; ln planted h3; cat h h2 h3", code: 1,
 			changes: []string{"h3 -> " + canary}},
 		{name: "unknown commands", script: "python3 -c 'print(1)'; curl http://127.0.0.1/; sudo id", code: 127, stderr: "command not found"},
-		{name: "exec of host paths", script: "/bin/sh -c id; /usr/bin/env id; ./../../bin/ls", code: 127, stderr: "No such file"},
-		// /bin/NAME names the runner's own command NAME, never a host file.
+		// /bin/NAME names the runner's own command NAME, never a host file;
+		// /sbin/ip exists on the host, not in the agent's view.
+		{name: "exec of host paths", script: "/bin/sh -c id; /usr/bin/env id; ./../../sbin/ip", code: 127, stderr: "No such file"},
 		{name: "exec builtin", script: "exec /bin/sh -c 'cat /etc/passwd'", code: -1, stderr: "No such file"},
 		{name: "host programs through runner commands", script: "env /bin/sh -c id; echo . | xargs /bin/ls; find . -maxdepth 0 -exec /bin/cat /etc/passwd \\;; timeout 1 /bin/ls", code: anyCode, stderr: "id: command not found"},
-		{name: "background job", script: "sleep 5 & touch late", code: 2, stderr: "background jobs"},
+		// A background job runs in the command's process and is stopped
+		// when the command ends; what it did before counts, nothing after.
+		{name: "background job", script: "sleep 5 & touch late", code: 0, changes: []string{"late"}},
 		{name: "10 MB output flood", script: flood, code: 0, check: func(t *testing.T, ws string, r RunResult) {
 			if !r.Truncated || len(r.Stdout) != 128<<10 || !strings.HasSuffix(r.Stdout, "0000\nend\n") {
 				t.Errorf("flood: truncated %v, %d bytes kept", r.Truncated, len(r.Stdout))
@@ -98,7 +101,7 @@ func TestHostileScripts(t *testing.T) {
 				t.Errorf("the memory bomb committed: %+v", r)
 			}
 		}},
-		{name: "fd exhaustion", script: "for i in $(seq 1 400); do exec 0<keep.txt; done; echo done >&2", code: 0, stderr: "open file limit"},
+		{name: "fd exhaustion", script: "for i in $(seq 1 400); do exec 0<keep.txt {fd}<keep.txt; done; echo done >&2", code: 0, stderr: "open file limit"},
 		{name: "files past the entry quota", script: "for i in $(seq 1 1000); do touch f$i; done", code: 1, stderr: "Disk quota exceeded", check: func(t *testing.T, ws string, r RunResult) {
 			wantRefusal(t, r, "quota: 200 entries (workspace "+ws+" has 200)")
 			head := e.Head(ws)

@@ -31,9 +31,9 @@ func TestRefusedWritesFail(t *testing.T) {
 		script, stdout, stderrHas string
 		code                      int
 	}{
-		{"echo x > full; echo rc=$?", "rc=1\n", "bash: echo: write error: Disk quota exceeded", 0},
+		{"echo x > full; echo rc=$?", "rc=1\n", "bash: line 1: echo: write error: Disk quota exceeded", 0},
 		{"echo -n x >> full; echo rc=$?", "rc=1\n", "write error: Disk quota exceeded", 0},
-		{"printf '%s\\n' abc > full; echo rc=$?", "rc=1\n", "bash: printf: write error: Disk quota exceeded", 0},
+		{"printf '%s\\n' abc > full; echo rc=$?", "rc=1\n", "bash: line 1: printf: write error: Disk quota exceeded", 0},
 		{"{ echo a; } > full || echo failed", "failed\n", "Disk quota exceeded", 0},
 		{"set -e; echo x > full; echo not-here", "", "Disk quota exceeded", 1},
 		{"echo data > a; cat a > full; echo rc=$?", "rc=1\n", "Disk quota exceeded", 0},

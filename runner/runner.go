@@ -5,21 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
-	"os"
 	"path"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/interp"
-	"mvdan.cc/sh/v3/syntax"
-
+	"github.com/wsfs/wsfs/runner/bash"
 	"github.com/wsfs/wsfs/runner/command"
 )
 
@@ -28,9 +22,9 @@ const (
 	DefaultWallTime          = 15 * time.Second
 	DefaultMaxOutputBytes    = 128 << 10
 	DefaultMaxVisibleEntries = 1000
-	DefaultMaxOpenFiles      = 256
-	DefaultMaxCallDepth      = 1000
-	DefaultMaxGoroutines     = 2048
+	DefaultMaxOpenFiles      = bash.DefaultMaxOpenFiles
+	DefaultMaxCallDepth      = bash.DefaultMaxCallDepth
+	DefaultMaxGoroutines     = bash.DefaultMaxGoroutines
 )
 
 // Exit statuses the runner itself gives.
@@ -111,28 +105,20 @@ type Result struct {
 	LimitsHit []string // one line per limit reached, as printed on stderr
 }
 
-// runState is shared by the handlers of one Run.
+// runState is what one Run shares with its interpreter's hooks: the
+// limits reached, the cancellation.
 type runState struct {
 	cfg    Config
 	lim    Limits
 	fsys   *command.RootFS
-	table  map[string]command.Spec
 	stderr io.Writer // the run's stderr, for limit lines
 
 	mu        sync.Mutex
 	created   int
-	open      map[*trackedFile]struct{}
 	limitsHit []string
 	hitOnce   map[string]bool
-	calls     atomic.Int64 // simple commands run, to pace the depth check
 	cancel    context.CancelCauseFunc
 	wrapFile  func(command.File) command.File // see run
-	fdt       fdTable                         // descriptors above 2
-	noclobber atomic.Bool                     // set -o noclobber
-	pipes     pipeStatuses                    // for PIPESTATUS
-	// goroutineBase is the process's goroutine count when the run began;
-	// the pipeline limit counts above it.
-	goroutineBase int
 }
 
 // hit records a limit once and prints its line on stderr.
@@ -204,18 +190,6 @@ func run(ctx context.Context, cfg Config, wrapFile func(command.File) command.Fi
 		logger = slog.Default()
 	}
 
-	prog, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cfg.Script), "")
-	if err != nil {
-		fmt.Fprintf(stderrTail, "wsfs: syntax error: %v\n", err)
-		return finish(StatusUsage, nil)
-	}
-	if msg := Preflight(prog); msg != "" {
-		fmt.Fprintf(stderrTail, "wsfs: %s\n", msg)
-		return finish(StatusUsage, nil)
-	}
-	rewriteFile(prog)
-	prog.Name = "bash" // $0, as under bash -c
-
 	mounts := map[string]string{"/workspace": cfg.WorkspaceDir}
 	if cfg.ScratchDir != "" {
 		mounts["/tmp"] = cfg.ScratchDir
@@ -226,14 +200,13 @@ func run(ctx context.Context, cfg Config, wrapFile func(command.File) command.Fi
 		return finish(1, nil)
 	}
 	defer fsys.Close()
-
-	st := &runState{cfg: cfg, lim: lim, fsys: fsys, table: cfg.Commands, stderr: stderrTail,
-		open: map[*trackedFile]struct{}{}, hitOnce: map[string]bool{},
-		goroutineBase: runtime.NumGoroutine(), wrapFile: wrapFile}
-	if st.table == nil {
-		st.table = defaultTable()
+	table := cfg.Commands
+	if table == nil {
+		table = defaultTable()
 	}
-	defer st.closeAll()
+	fsys.SetPrograms(programNames(table))
+
+	st := &runState{cfg: cfg, lim: lim, fsys: fsys, stderr: stderrTail, hitOnce: map[string]bool{}, wrapFile: wrapFile}
 
 	if fi, err := fsys.Stat(res.Cwd); err != nil || !fi.IsDir() {
 		fmt.Fprintf(stderrTail, "wsfs: working directory %s no longer exists; starting in /workspace\n", res.Cwd)
@@ -250,57 +223,56 @@ func run(ctx context.Context, cfg Config, wrapFile func(command.File) command.Fi
 		defer stop()
 	}
 
-	env := append([]string{"HOME=/workspace", "PATH=", "LANG=C.UTF-8", "SHELL=/bin/bash", "USER=agent"}, cfg.Env...)
-	r, err := st.newInterp(append(env, noFIFOs), cfg.Stdin, stdoutTail, stderrTail)
-	if err != nil {
-		fmt.Fprintf(stderrTail, "wsfs: %v\n", err)
-		return finish(1, st)
+	env := append([]string{"HOME=/workspace", "PATH=" + bash.DefaultPath, "LANG=C.UTF-8", "SHELL=/bin/bash", "USER=agent"}, cfg.Env...)
+	bcfg := &bash.Config{
+		FS:            fsys,
+		WrapFS:        func(v command.FS) command.FS { return &limitFS{FS: v, st: st} },
+		Commands:      table,
+		History:       cfg.History,
+		MaxCallDepth:  lim.MaxCallDepth,
+		MaxOpenFiles:  lim.MaxOpenFiles,
+		MaxGoroutines: DefaultMaxGoroutines,
+		Limit:         st.hit,
+		Record:        st.recordLimit,
+		Stop:          func(cause error) { cancel(&limitError{cause.Error()}) },
 	}
-	r.Dir = res.Cwd
+	inv := bash.Invocation{Script: cfg.Script, Env: env, Dir: res.Cwd, Stdin: cfg.Stdin, Stdout: stdoutTail, Stderr: stderrTail}
 
 	type outcome struct {
-		err error
-		dir string
+		status int
+		dir    string
 	}
 	done := make(chan outcome, 1)
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
-				logger.Error("runner: interpreter panic", "panic", p)
-				done <- outcome{err: fmt.Errorf("runner: internal error: %v", p), dir: res.Cwd}
+				logger.Error("runner: interpreter panic", "panic", p, "stack", string(debug.Stack()))
+				fmt.Fprintf(stderrTail, "wsfs: internal error: %v\n", p)
+				done <- outcome{status: 1, dir: res.Cwd}
 			}
 		}()
-		// The interpreter fixes its FIFO folder from TMPDIR at its first
-		// run (a folder no agent path reaches); the agent sees no TMPDIR.
-		for _, s := range prelude("/bin/bash") {
-			if err := r.Run(runCtx, s); err != nil {
-				done <- outcome{err: err, dir: res.Cwd}
-				return
-			}
-		}
-		err := r.Run(withScope(runCtx, prog), prog)
-		done <- outcome{err: err, dir: r.Dir}
+		status, dir := bash.Run(runCtx, bcfg, inv)
+		done <- outcome{status, dir}
 	}()
 	var out outcome
 	select {
 	case out = <-done:
 	case <-runCtx.Done():
-		// Commands must return promptly once the context is done; give
-		// them a moment, then report without waiting for a stuck one.
+		// The interpreter stops promptly once the context is done; give it
+		// a moment, then report without waiting for a stuck command.
 		select {
 		case out = <-done:
 		case <-time.After(2 * time.Second):
 			logger.Warn("runner: command did not stop after its context ended")
-			out = outcome{err: context.Cause(runCtx), dir: res.Cwd}
+			out = outcome{status: StatusTimeout, dir: res.Cwd}
 		}
 	}
 	res.Cwd = out.dir
-	code := 0
-	var status interp.ExitStatus
+	code := out.status
 	var limErr *limitError
 	cause := context.Cause(runCtx)
 	switch {
-	case errors.Is(cause, errWallTime) || (ctx.Err() == nil && errors.Is(out.err, context.DeadlineExceeded)):
+	case errors.Is(cause, errWallTime):
 		st.hit("wall-time", fmt.Sprintf("wsfs: time limit %s reached", lim.WallTime))
 		code = StatusTimeout
 	case errors.As(cause, &limErr):
@@ -308,41 +280,20 @@ func run(ctx context.Context, cfg Config, wrapFile func(command.File) command.Fi
 	case ctx.Err() != nil:
 		fmt.Fprintf(stderrTail, "wsfs: command cancelled: %v\n", context.Cause(ctx))
 		code = 130
-	case out.err == nil:
-	case errors.As(out.err, &status):
-		code = int(status)
-	case errors.As(out.err, &limErr):
-		code = 1
-	default:
-		fmt.Fprintf(stderrTail, "wsfs: %v\n", out.err)
-		code = 1
 	}
 	return finish(code, st)
 }
 
-var errWallTime = errors.New("runner: wall time reached")
-
-// noFIFOs points the interpreter's FIFO folder (TMPDIR at its first run)
-// at a folder no agent path reaches. Process substitution, refused by the
-// preflight, makes FIFOs there through host calls, and the interpreter opens
-// any path in that folder with the host's open, bypassing the handlers.
-const noFIFOs = "TMPDIR=/dev/wsfs-no-fifos"
-
-// newInterp builds an interpreter with every handler confined. A nil
-// stdin reads as empty (and spares the interpreter a pipe and a goroutine
-// to feed it).
-func (st *runState) newInterp(env []string, stdin io.Reader, stdout, stderr io.Writer, extra ...interp.RunnerOption) (*interp.Runner, error) {
-	return interp.New(append([]interp.RunnerOption{
-		interp.Env(expand.ListEnviron(env...)),
-		interp.StdIO(stdin, stdout, traceFilter{stderr}),
-		interp.CallHandler(st.call),
-		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return st.exec }),
-		interp.OpenHandler(st.openHandler),
-		interp.ReadDirHandler2(st.readDir),
-		interp.StatHandler(st.stat),
-		interp.AccessHandler(st.access),
-	}, extra...)...)
+// programNames lists the command table's names, for /bin and /usr/bin.
+func programNames(table map[string]command.Spec) []string {
+	names := make([]string, 0, len(table))
+	for n := range table {
+		names = append(names, n)
+	}
+	return names
 }
+
+var errWallTime = errors.New("runner: wall time reached")
 
 // watchMemory cancels the run when the heap passes max.
 func watchMemory(ctx context.Context, st *runState, max uint64) func() {
@@ -376,96 +327,4 @@ func watchMemory(ctx context.Context, st *runState, max uint64) func() {
 		}
 	}()
 	return func() { close(stop) }
-}
-
-// agentEnviron lists the exported variables of a handler context.
-func agentEnviron(hc interp.HandlerContext) []string {
-	var environ []string
-	hc.Env.Each(func(name string, vr expand.Variable) bool {
-		if vr.Exported && vr.IsSet() {
-			environ = append(environ, name+"="+vr.String())
-		}
-		return true
-	})
-	return environ
-}
-
-// fsFor is the agent's view for one command or handler call.
-func (st *runState) fsFor(dir string, stdin io.Reader, stdout, stderr io.Writer) command.FS {
-	return &limitFS{RootFS: st.fsys.WithDir(dir, stdin, stdout, stderr), st: st}
-}
-
-// osPathError returns err as the unwrapped *os.PathError the interpreter
-// needs to treat a failure as ordinary (anything else halts it).
-func osPathError(op, name string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return &os.PathError{Op: pe.Op, Path: pe.Path, Err: pe.Err}
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return &os.PathError{Op: le.Op, Path: le.New, Err: le.Err}
-	}
-	return &os.PathError{Op: op, Path: name, Err: err}
-}
-
-// shellScope is what belongs to one shell, the command's or a nested
-// bash: the functions its script declares (for type and command -v) and
-// the aliases it defined. It travels in the context the shell runs with,
-// so every handler of that shell finds it.
-type shellScope struct {
-	mu      sync.Mutex
-	funcs   map[string]bool
-	aliases map[string]bool
-	// pendingSource is the rewritten text of the file `source` is about
-	// to open (the open handler hands it over instead of the file).
-	pendingSource     string
-	pendingSourceText string
-}
-
-func (sc *shellScope) setPendingSource(name, text string) {
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	sc.pendingSource, sc.pendingSourceText = name, text
-}
-
-// takePendingSource returns the rewritten text for name once, if source
-// registered it; any other open drops it.
-func (sc *shellScope) takePendingSource(name string) (string, bool) {
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	if sc.pendingSource == "" {
-		return "", false
-	}
-	match := sc.pendingSource == name
-	text := sc.pendingSourceText
-	sc.pendingSource, sc.pendingSourceText = "", ""
-	return text, match
-}
-
-type scopeKey struct{}
-
-// withScope returns ctx for running the script f in a shell of its own.
-func withScope(ctx context.Context, f *syntax.File) context.Context {
-	return context.WithValue(ctx, scopeKey{}, &shellScope{funcs: declaredFuncs(f), aliases: map[string]bool{}})
-}
-
-// scopeOf returns the scope of the shell a handler runs for.
-func scopeOf(ctx context.Context) *shellScope {
-	if sc, ok := ctx.Value(scopeKey{}).(*shellScope); ok {
-		return sc
-	}
-	return &shellScope{funcs: map[string]bool{}, aliases: map[string]bool{}}
-}
-
-// declaredFuncs lists the functions a script declares anywhere.
-func declaredFuncs(f *syntax.File) map[string]bool {
-	names := map[string]bool{}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
-			names[fd.Name.Value] = true
-		}
-		return true
-	})
-	return names
 }

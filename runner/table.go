@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"sync"
 
 	"github.com/wsfs/wsfs/runner/awk"
@@ -51,6 +52,17 @@ func DefaultCommands() map[string]command.Spec {
 // defaultTable is DefaultCommands built once; Run only reads it.
 var defaultTable = sync.OnceValue(DefaultCommands)
 
-// NotAvailableYet lists the names the runner reserves for commands still
-// to come; running one says so (status 127), never runs a host program.
-func NotAvailableYet() []string { return append([]string(nil), notYet...) }
+// shellSpecs are bash and sh in the command table, for help, which,
+// command -v and `wsfs commands`. The interpreter runs them itself (a
+// nested shell), so Func answers only a caller outside it.
+func shellSpecs() []command.Spec {
+	flags := []string{"-c STRING [NAME [ARGS]]", "-s [ARGS]", "FILE [ARGS]", "-e", "-u", "-x", "-f", "-n", "-a", "-o OPTION", "-O SHOPT", "--version"}
+	outside := func(_ context.Context, env *command.Env) int {
+		env.Errorf("a nested shell runs only inside wsfs run")
+		return 126
+	}
+	return []command.Spec{
+		{Name: "bash", Summary: "run a script or a command string in a nested shell (same sandbox, limits and revision)", Flags: flags, Func: outside},
+		{Name: "sh", Summary: "bash under another name (bash's dialect, not dash)", Flags: flags, Func: outside},
+	}
+}
