@@ -146,9 +146,10 @@
 //     the uploads of each operation).
 //   - GC deletes only blobs (and packs) that no retained revision reaches
 //     and that are older than the grace period, never one a commit in
-//     progress uses; it writes the live objects of a pack it repacks to a
-//     new pack before the old one goes, and it deletes nothing after a
-//     listing or read error (gc_test.go, packs_test.go, stress_test.go).
+//     progress uses; it writes the live objects of the packs it repacks
+//     (mostly garbage, or small ones it combines) to a new pack before the
+//     old ones go, and it deletes nothing after a listing or read error
+//     (gc_test.go, packs_test.go, stress_test.go).
 //   - A store written before packs keeps working (compat_test.go opens
 //     testdata/v2store).
 //   - The model test (model_test.go) checks commit, restore, fork, delete

@@ -50,10 +50,13 @@ type GCReport struct {
 	GarbageBytes int64      `json:"garbage_bytes"`
 	Deleted      int        `json:"deleted"`
 	DeletedBytes int64      `json:"deleted_bytes"`
-	// Repack lists the packs older than the grace period that are mostly
-	// garbage (less than half of their bytes reached): their live objects
-	// are written to new packs and then they are deleted (unless DryRun).
+	// Repack lists the packs older than the grace period to rewrite: those
+	// mostly garbage (less than half of their bytes reached), and the small
+	// ones (under 1 MiB) once there are 16 or more, combined: their live
+	// objects are written to new packs, and then they are deleted (unless
+	// DryRun). RepackSmall counts the small ones.
 	Repack       []BlobInfo `json:"repack"`
+	RepackSmall  int        `json:"repack_small"`
 	RepackBytes  int64      `json:"repack_bytes"`  // what the repacked packs held
 	Repacked     int        `json:"repacked"`      // packs replaced
 	RepackedLive int64      `json:"repacked_live"` // bytes copied to new packs
@@ -79,9 +82,10 @@ var ErrGCRunning = errors.New("meta: gc is already running")
 // Objects live as single blobs or in packs. A single blob is garbage when
 // nothing reaches it; a pack when none of the objects the object index
 // locates in it is reached. A pack that is mostly garbage (less than half
-// of its bytes reached) is repacked: its live objects are read (verified)
-// and written to a new pack, which the index then locates them in, and
-// only then is the old pack deleted. An object leaves the index before its
+// of its bytes reached) is repacked, and so are small packs (under 1 MiB:
+// most commits make one) once there are 16, combined: their live objects
+// are read (verified) and written to new packs, which the index then
+// locates them in, and only then are the old packs deleted. An object leaves the index before its
 // blob or pack leaves the store, so the index never names a deleted one.
 //
 // GC stops at the first listing or read error, deleting nothing after it
@@ -253,6 +257,7 @@ func (db *DB) gcPlan(ctx context.Context, reach map[objects.Digest]struct{}, gra
 	cutoff := db.now().Add(-grace)
 	plan := &gcPlan{}
 	var candidates []objects.Info
+	var small []*packRecord // live, old and small: combined once there are enough
 	for _, info := range listed {
 		rep.Listed++
 		if _, ok := reach[info.Digest]; ok {
@@ -280,6 +285,8 @@ func (db *DB) gcPlan(ctx context.Context, reach map[objects.Digest]struct{}, gra
 				plan.repack = append(plan.repack, p)
 				rep.Repack = append(rep.Repack, BlobInfo{Digest: p.Digest, Size: info.Size, ModTime: info.ModTime})
 				rep.RepackBytes += info.Size
+			case info.Size < smallPack:
+				small = append(small, p)
 			}
 			continue
 		}
@@ -288,6 +295,18 @@ func (db *DB) gcPlan(ctx context.Context, reach map[objects.Digest]struct{}, gra
 			continue
 		}
 		candidates = append(candidates, info)
+	}
+	// A commit makes a pack, mostly a small one: combined into full packs,
+	// they cost fewer listing pages, fewer reads for recover, and fewer
+	// index records.
+	if len(small) >= minSmallPacks {
+		sort.Slice(small, func(i, j int) bool { return small[i].ModTime.Before(small[j].ModTime) })
+		for _, p := range small {
+			plan.repack = append(plan.repack, p)
+			rep.Repack = append(rep.Repack, BlobInfo{Digest: p.Digest, Size: p.Size, ModTime: p.ModTime})
+			rep.RepackBytes += p.Size
+			rep.RepackSmall++
+		}
 	}
 	// Unreached blobs old enough: read the first bytes of each, to order
 	// the deletions and to find the packs the index does not know.
@@ -385,11 +404,48 @@ func (db *DB) deleteVictim(ctx context.Context, v gcVictim) (bool, error) {
 	return true, db.raw.Delete(ctx, v.info.Digest)
 }
 
-// repack writes the live objects of mostly-garbage packs to new packs,
-// indexes them there, and deletes the old packs. Any read or write error
-// stops it; a pack is deleted only after its live objects are stored and
+// Packs GC combines: smaller than smallPack, once there are minSmallPacks.
+const (
+	smallPack     = objects.MaxPackBytes / 8
+	minSmallPacks = 16
+)
+
+// repack writes the live objects of the packs old to new packs (those of
+// several packs together, up to objects.MaxPackBytes), indexes them
+// there, and then deletes the old packs. Any read or write error stops
+// it; a pack is deleted only after its live objects are stored and
 // indexed elsewhere.
 func (db *DB) repack(ctx context.Context, old []*packRecord, reach map[objects.Digest]struct{}, rep *GCReport, progress func()) error {
+	var group []*packRecord
+	var objs []objects.PackObject
+	var size, liveBytes int64
+	flush := func() error {
+		for _, g := range objects.SplitPacks(objs) {
+			np, err := objects.WritePack(ctx, db.raw, g)
+			if err != nil {
+				return err
+			}
+			np.ModTime = db.now().UTC()
+			if err := db.update(func(tx *bolt.Tx) error { return indexAddPack(tx, np) }); err != nil {
+				return err
+			}
+		}
+		for _, p := range group {
+			ran, err := db.deleteVictim(ctx, gcVictim{info: objects.Info{Digest: p.Digest, Size: p.Size}, pack: true, entries: p.Entries})
+			if err != nil {
+				return err
+			}
+			if ran {
+				rep.Repacked++
+			} else {
+				rep.Skipped++
+			}
+			progress()
+		}
+		rep.RepackedLive += liveBytes
+		group, objs, size, liveBytes = nil, nil, 0, 0
+		return nil
+	}
 	for _, p := range old {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -402,7 +458,7 @@ func (db *DB) repack(ctx context.Context, old []*packRecord, reach map[objects.D
 				if err != nil {
 					return err
 				}
-				if ok && loc.Pack == p.Digest && !loc.Damaged {
+				if _, reached := reach[e.Digest]; reached && ok && loc.Pack == p.Digest && !loc.Damaged {
 					live = append(live, e)
 				}
 			}
@@ -411,40 +467,30 @@ func (db *DB) repack(ctx context.Context, old []*packRecord, reach map[objects.D
 		if err != nil {
 			return err
 		}
-		var objs []objects.PackObject
-		var liveBytes int64
+		var n int64
 		for _, e := range live {
-			if _, ok := reach[e.Digest]; !ok {
-				continue // garbage; a commit that started using it since keeps the pack
+			n += e.Length
+		}
+		if len(group) > 0 && size+n > objects.MaxPackBytes {
+			if err := flush(); err != nil {
+				return err
 			}
+		}
+		// An object not reached is garbage; a commit that started using
+		// it since keeps the pack (deleteVictim).
+		for _, e := range live {
 			b, err := objects.Get(ctx, db.store, e.Digest)
 			if err != nil {
 				return fmt.Errorf("pack %s: %w", p.Digest.Short(), err)
 			}
 			objs = append(objs, objects.PackObject{Digest: e.Digest, Tag: e.Tag, Data: b})
-			liveBytes += e.Length
 		}
-		for _, group := range objects.SplitPacks(objs) {
-			np, err := objects.WritePack(ctx, db.raw, group)
-			if err != nil {
-				return err
-			}
-			np.ModTime = db.now().UTC()
-			if err := db.update(func(tx *bolt.Tx) error { return indexAddPack(tx, np) }); err != nil {
-				return err
-			}
-		}
-		ran, err := db.deleteVictim(ctx, gcVictim{info: objects.Info{Digest: p.Digest, Size: p.Size}, pack: true, entries: p.Entries})
-		if err != nil {
-			return err
-		}
-		if ran {
-			rep.Repacked++
-			rep.RepackedLive += liveBytes
-		} else {
-			rep.Skipped++
-		}
-		progress()
+		group = append(group, p)
+		size += n
+		liveBytes += n
+	}
+	if len(group) > 0 {
+		return flush()
 	}
 	return nil
 }

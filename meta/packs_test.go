@@ -558,3 +558,50 @@ func TestFsckReadsPacksOnce(t *testing.T) {
 		t.Fatalf("fsck of 100 packed files made %v requests, want each pack fetched once", got)
 	}
 }
+
+// TestGCCombinesSmallPacks: the small packs of many commits, all live,
+// become one once old enough; every revision reads the same after.
+func TestGCCombinesSmallPacks(t *testing.T) {
+	ctx := context.Background()
+	mem := objects.NewMemory()
+	clock := time.Now()
+	db, err := Open(ctx, t.TempDir()+"/meta.db", mem, Options{NoSync: true, Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w := mustCreate(t, db, "acme/a")
+	head := w.Head
+	for i := range 30 {
+		head = mustCommit(t, db, w.Name, head, PutBytes(fmt.Sprintf("d%d/f%d", i%4, i), []byte(fmt.Sprintf("content %d", i)), 0, t0)).N
+	}
+	before := mem.Len()
+	clock = clock.Add(2 * time.Hour)
+	rep, err := db.GC(ctx, GCOptions{})
+	if err != nil || rep.RepackSmall < 30 || mem.Len() != before {
+		t.Fatalf("dry run: %v %+v (%d blobs, %d before)", err, rep, mem.Len(), before)
+	}
+	rep, err = db.GC(ctx, GCOptions{Delete: true})
+	if err != nil || rep.Repacked < 30 {
+		t.Fatalf("gc: %v %+v", err, rep)
+	}
+	if mem.Len() > 2 {
+		t.Fatalf("%d blobs after combining %d small packs, want one or two", mem.Len(), before)
+	}
+	for n := RevNum(2); n <= head; n++ {
+		i := int(n) - 2
+		if got := readFile(t, db, Ref{w.Name, n}, fmt.Sprintf("d%d/f%d", i%4, i)); got != fmt.Sprintf("content %d", i) {
+			t.Fatalf("revision %d after combining: %q", n, got)
+		}
+	}
+	if fr, err := db.Fsck(ctx, FsckOptions{}); err != nil || !fr.OK() || len(fr.Orphans) != 0 {
+		t.Fatalf("fsck: %v %+v", err, fr)
+	}
+	// Too few small packs: left alone.
+	clock = clock.Add(2 * time.Hour)
+	mustCommit(t, db, w.Name, head, PutBytes("late", []byte("late"), 0, t0))
+	clock = clock.Add(2 * time.Hour)
+	if rep, err := db.GC(ctx, GCOptions{Delete: true}); err != nil || rep.Repacked != 0 {
+		t.Fatalf("gc with two small packs: %v %+v", err, rep)
+	}
+}
