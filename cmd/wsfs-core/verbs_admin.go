@@ -91,7 +91,8 @@ func runGC(ctx context.Context, a *app, args []string) error {
 	fmt.Fprintf(a.stdout, "  %d blobs in the store (%d packs); %d unreached but younger than %s (kept)\n", rep.Listed, rep.Packs, rep.Young, *grace)
 	fmt.Fprintf(a.stdout, "  garbage: %d blobs and packs, %s\n", len(rep.Garbage), humanBytes(rep.GarbageBytes))
 	if len(rep.Repack) > 0 {
-		fmt.Fprintf(a.stdout, "  mostly garbage: %d packs, %s (their live objects move to new packs)\n", len(rep.Repack), humanBytes(rep.RepackBytes))
+		fmt.Fprintf(a.stdout, "  to rewrite: %d packs, %s (%d mostly garbage, %d small ones to combine; their live objects move to new packs)\n",
+			len(rep.Repack), humanBytes(rep.RepackBytes), len(rep.Repack)-rep.RepackSmall, rep.RepackSmall)
 	}
 	if !rep.DryRun {
 		fmt.Fprintf(a.stdout, "  deleted: %d blobs and packs, %s", rep.Deleted, humanBytes(rep.DeletedBytes))
