@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wsfs/wsfs/api"
 	"github.com/wsfs/wsfs/meta"
@@ -17,34 +18,47 @@ import (
 // $WSFS_HOME/server.json names a live server that answers (it holds meta.db,
 // which bbolt lets one process open), else meta.db opened directly. done
 // releases it.
+//
+// A meta.db held by another process is waited for, up to heldWait: a
+// server that is starting (wsfs run starts one when none runs) answers
+// soon, and another verb that opened meta.db directly lets it go.
 func (g *globalFlags) openHistory(ctx context.Context, readOnly bool) (h api.History, done func(), err error) {
 	home, err := g.homeDir()
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := api.Dial(ctx, home)
-	switch {
-	case err == nil:
-		if srv := c.Health().Store; g.store != "" && srv != "" && g.store != srv {
-			c.Close()
-			return nil, nil, fmt.Errorf("the wsfs server (PID %d) serves the store %s, not %s; drop --store/WSFS_STORE, or use another --home for that store",
-				c.Health().PID, srv, g.store)
+	deadline := time.Now().Add(heldWait)
+	for {
+		c, err := api.Dial(ctx, home)
+		switch {
+		case err == nil:
+			if srv := c.Health().Store; g.store != "" && srv != "" && g.store != srv {
+				c.Close()
+				return nil, nil, fmt.Errorf("the wsfs server (PID %d) serves the store %s, not %s; drop --store/WSFS_STORE, or use another --home for that store",
+					c.Health().PID, srv, g.store)
+			}
+			return c, func() { c.Close() }, nil
+		case errors.Is(err, api.ErrNoServer), errors.Is(err, api.ErrUnreachable):
+			// No server (or one that died or does not answer): open meta.db.
+		default:
+			return nil, nil, err
 		}
-		return c, func() { c.Close() }, nil
-	case errors.Is(err, api.ErrNoServer), errors.Is(err, api.ErrUnreachable):
-		// No server (or one that died or does not answer): open meta.db.
-	default:
-		return nil, nil, err
+		db, err := g.openDB(ctx, readOnly)
+		if errors.Is(err, meta.ErrInUse) && time.Now().Before(deadline) && ctx.Err() == nil {
+			continue // openDB waited a second for the lock: look again
+		}
+		if errors.Is(err, meta.ErrInUse) {
+			return nil, nil, heldError(home, err)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		return db, func() { closeDB(db) }, nil
 	}
-	db, err := g.openDB(ctx, readOnly)
-	if errors.Is(err, meta.ErrInUse) {
-		return nil, nil, heldError(home, err)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return db, func() { closeDB(db) }, nil
 }
+
+// heldWait bounds the wait for a meta.db that another process holds.
+const heldWait = 30 * time.Second
 
 // heldError explains a meta.db held by a process that does not answer on
 // the socket.

@@ -403,9 +403,26 @@ func TestMountOneWorkspace(t *testing.T) {
 	if _, errs, code := wsfsBin(t, home, "hello\n", "put", "acme/solo", "x.txt"); code != 0 {
 		t.Fatal(errs)
 	}
+	if _, errs, code := wsfsBin(t, home, "", "create", "acme/other"); code != 0 {
+		t.Fatal(errs)
+	}
 	s := startServer(t, home, mnt, "--workspace", "acme/solo")
 	if b, err := os.ReadFile(filepath.Join(mnt, "x.txt")); err != nil || string(b) != "hello\n" {
 		t.Fatalf("--workspace: x.txt at the mount point: %q %v", b, err)
+	}
+	// Commands run in that workspace, on this mount, and in the others
+	// too (issue 15: "not mounted").
+	if out, errs, code := wsfsBin(t, home, "", "run", "-w", "acme/solo", "cat x.txt; echo more >> x.txt"); code != 0 || out != "hello\n" {
+		t.Fatalf("run in the mounted workspace: exit %d %q %q", code, out, errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(mnt, "x.txt")); err != nil || string(b) != "hello\nmore\n" {
+		t.Fatalf("the command's edit on the mount point: %q %v", b, err)
+	}
+	if out, errs, code := wsfsBin(t, home, "", "run", "-w", "acme/other", "echo there > y.txt; cat y.txt"); code != 0 || out != "there\n" {
+		t.Fatalf("run in another workspace: exit %d %q %q", code, out, errs)
+	}
+	if out, _, _ := wsfsBin(t, home, "", "cat", "acme/other", "y.txt"); out != "there\n" {
+		t.Fatalf("acme/other's y.txt: %q", out)
 	}
 	other := t.TempDir()
 	_, errs, code := wsfsBin(t, home, "", "umount", other)
@@ -415,7 +432,7 @@ func TestMountOneWorkspace(t *testing.T) {
 	if err := s.stop(syscall.SIGINT); err != nil {
 		t.Fatalf("SIGINT: %v\n%s", err, s.stderr)
 	}
-	if mountListed(mnt) {
+	if mountListed(mnt) || mountListed(filepath.Join(home, "run-mount")) {
 		t.Fatal("mount left after SIGINT")
 	}
 }

@@ -113,7 +113,13 @@ func runMount(ctx context.Context, a *app, args []string) error {
 			return err
 		}
 	}
-	db, err := meta.Open(ctx, filepath.Join(home, meta.DBFileName), st, meta.Options{Logger: log})
+	// A server that wsfs run starts waits for the verbs that have meta.db
+	// open (they open it directly while no server runs) to let it go.
+	lockWait := time.Second
+	if *shared {
+		lockWait = heldWait
+	}
+	db, err := meta.Open(ctx, filepath.Join(home, meta.DBFileName), st, meta.Options{Logger: log, LockTimeout: lockWait})
 	if errors.Is(err, meta.ErrInUse) {
 		return heldError(home, err)
 	}
@@ -127,19 +133,30 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
+	var mount runsvc.Mount = fsys
+	unmount := fsys.Unmount
+	if *workspace != "" {
+		others, err := mountOthers(ctx, home, db, *workspace, *quiet, log)
+		if err != nil {
+			fsys.Unmount(context.Background())
+			return err
+		}
+		both := oneAndOthers{name: *workspace, one: fsys, others: others}
+		mount, unmount = both, both.unmountBoth
+	}
 	exe, err := os.Executable()
 	if err != nil {
-		fsys.Unmount(context.Background())
+		unmount(context.Background())
 		return fmt.Errorf("finding this binary to start wsfs run's workers: %w", err)
 	}
 	parkedMax := *parked
 	if parkedMax == 0 {
 		parkedMax = -1
 	}
-	svc, err := runsvc.New(runsvc.Config{DB: db, Mount: fsys, Program: exe, JSCache: jsCacheDir(home), Store: storeURL,
+	svc, err := runsvc.New(runsvc.Config{DB: db, Mount: mount, Program: exe, JSCache: jsCacheDir(home), Store: storeURL,
 		MaxRunning: *workers, MaxParked: parkedMax, Unconfined: os.Getenv("WSFS_NO_CONFINE") != "", Logger: log})
 	if err != nil {
-		fsys.Unmount(context.Background())
+		unmount(context.Background())
 		return err
 	}
 	srv := api.NewServer(api.Config{DB: db, Runs: svc, MountDir: dir, Home: home, Store: storeURL, Version: versionString(),
@@ -149,7 +166,7 @@ func runMount(ctx context.Context, a *app, args []string) error {
 		uctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 		defer cancel()
 		svc.Close(uctx)
-		if uerr := fsys.Unmount(uctx); uerr != nil {
+		if uerr := unmount(uctx); uerr != nil {
 			log.Error("wsfs mount: unmount after a failed start", "err", uerr)
 		}
 		return err
@@ -180,7 +197,7 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	if err := svc.Close(sctx); err != nil && serr == nil {
 		serr = err
 	}
-	uerr := fsys.Unmount(sctx)
+	uerr := unmount(sctx)
 	if uerr != nil {
 		return fmt.Errorf("unmounting %s: %w (run wsfs umount %s to detach it)", dir, uerr, dir)
 	}

@@ -59,6 +59,10 @@ func (p Paths) Info() string { return filepath.Join(p.Root, "server.json") }
 // Spool is the mount's spool folder.
 func (p Paths) Spool() string { return filepath.Join(p.Root, "spool") }
 
+// OthersSpool is the spool folder of the private mount of the other
+// workspaces that a server mounting one workspace keeps (SharedMount).
+func (p Paths) OthersSpool() string { return filepath.Join(p.Root, "spool-others") }
+
 // Cache is the object store's read cache.
 func (p Paths) Cache() string { return filepath.Join(p.Root, "cache") }
 
@@ -66,7 +70,8 @@ func (p Paths) Cache() string { return filepath.Join(p.Root, "cache") }
 func (p Paths) JSCache() string { return filepath.Join(p.Root, "cache", "qjs") }
 
 // SharedMount is where a server started for `wsfs run` (not by wsfs
-// mount) mounts the workspaces.
+// mount) mounts the workspaces, and where a server that mounts one
+// workspace mounts the others, privately, for their commands.
 func (p Paths) SharedMount() string { return filepath.Join(p.Root, "run-mount") }
 
 // ServerLog is the log of a server started for `wsfs run`.
