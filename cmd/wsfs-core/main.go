@@ -19,6 +19,7 @@ import (
 	"syscall"
 
 	"github.com/wsfs/wsfs/runsvc"
+	"github.com/wsfs/wsfs/runsvc/runwire"
 )
 
 // Exit codes, as `wsfs --help` lists them.
@@ -115,12 +116,27 @@ func (a *app) dispatch(ctx context.Context, v *verb, args []string) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
+	var ee exitError
+	if runwire.JSONAsked(args) && !errors.As(err, &ee) {
+		// With --json, a failure is JSON on stdout too (an exitError's verb
+		// printed its own result, as fsck its report).
+		var e runwire.Error
+		var ue usageError
+		if errors.As(err, &ue) {
+			e = runwire.Error{Code: runwire.CodeInvalid, Message: ue.msg + "; usage: wsfs " + v.name + " " + v.args, Exit: exitUsage}
+		} else {
+			code, exit := runsvc.Classify(err)
+			e = runwire.Error{Code: code, Message: err.Error(), Exit: exit}
+		}
+		if werr := runwire.WriteErrorJSON(a.stdout, e); werr == nil {
+			return e.Exit
+		}
+	}
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(a.stderr, "wsfs %s: %s\nusage: wsfs %s %s\n", v.name, ue.msg, v.name, v.args)
 		return exitUsage
 	}
-	var ee exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
 			fmt.Fprintf(a.stderr, "wsfs %s: %v\n", v.name, ee.err)

@@ -169,6 +169,41 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// TestJSONErrors: with --json, every verb's failure is JSON on stdout,
+// {"error": {"code", "message", "exit"}}, with the exit status it gives.
+func TestJSONErrors(t *testing.T) {
+	c := newCLI(t)
+	c.ok("", "create", "acme/a")
+	for _, tc := range []struct {
+		args []string
+		code string
+		exit int
+		msg  string
+	}{
+		{[]string{"log", "--json", "acme/missing"}, "not_found", exitNotFound, "acme/missing"},
+		{[]string{"show", "--json", "acme/a@9"}, "not_found", exitNotFound, "revision 9"},
+		{[]string{"create", "--json", "bad name"}, "invalid", exitUsage, "bad name"},
+		{[]string{"ls", "--json", "a", "b"}, "invalid", exitUsage, "usage: wsfs ls"},
+		{[]string{"log", "--json", "--bogus", "acme/a"}, "invalid", exitUsage, "-bogus"},
+		{[]string{"create", "--json", "acme/a"}, "exists", exitFailure, "acme/a"},
+		{[]string{"quota", "--json", "acme/a", "set", "entries=-1"}, "invalid", exitUsage, "entries"},
+		{[]string{"ps", "--json", "extra"}, "invalid", exitUsage, "takes no arguments"},
+	} {
+		out, errs, code := c.run("", tc.args...)
+		var got struct {
+			Error struct {
+				Code    string `json:"code"`
+				Message string `json:"message"`
+				Exit    int    `json:"exit"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil || code != tc.exit || got.Error.Code != tc.code ||
+			got.Error.Exit != tc.exit || !strings.Contains(got.Error.Message, tc.msg) || errs != "" {
+			t.Errorf("wsfs %q: exit %d stdout %q stderr %q (%v), want %s, exit %d, %q", tc.args, code, out, errs, err, tc.code, tc.exit, tc.msg)
+		}
+	}
+}
+
 func TestRecoverVerb(t *testing.T) {
 	c := newCLI(t)
 	c.ok("", "create", "acme/r")

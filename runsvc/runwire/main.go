@@ -21,7 +21,7 @@ import (
 // running.
 func Main(args []string, stdin, stdout, stderr *os.File, server func(home, store string) ([]string, error)) int {
 	a, err := ParseArgs(args)
-	asJSON := a.Job.JSON || jsonAsked(args)
+	asJSON := a.Job.JSON || JSONAsked(args)
 	if err == nil && a.Help {
 		PrintHelp(stdout)
 		return 0
@@ -62,8 +62,9 @@ func Main(args []string, stdin, stdout, stderr *os.File, server func(home, store
 	return report(rep, asJSON, stdout, stderr)
 }
 
-// jsonAsked reports a --json among args that did not parse.
-func jsonAsked(args []string) bool {
+// JSONAsked reports a --json among a verb's arguments (before "--"),
+// even ones that do not parse: its errors are then JSON too.
+func JSONAsked(args []string) bool {
 	for _, a := range args {
 		if a == "--" {
 			return false
@@ -118,13 +119,16 @@ func fail(err error, asJSON bool, stdout, stderr io.Writer) int {
 
 func failWith(e Error, asJSON bool, stdout, stderr io.Writer) int {
 	if asJSON {
-		if err := writeJSON(stdout, ErrorJSON{Error: e}); err == nil {
+		if err := WriteErrorJSON(stdout, e); err == nil {
 			return e.Exit
 		}
 	}
 	fmt.Fprintf(stderr, "wsfs run: %s\n", e.Message)
 	return e.Exit
 }
+
+// WriteErrorJSON prints e as every verb's --json prints a failure.
+func WriteErrorJSON(w io.Writer, e Error) error { return writeJSON(w, ErrorJSON{Error: e}) }
 
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
