@@ -109,6 +109,8 @@ func (s *Server) runLogs(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-s.shutdown:
 			cancel()
+		case <-s.closing:
+			cancel()
 		case <-ctx.Done():
 		}
 	}()

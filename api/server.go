@@ -59,6 +59,10 @@ type Server struct {
 
 	shutdownOnce sync.Once
 	shutdown     chan struct{}
+	// closing is closed when Close begins: streams that would run for
+	// ever (wsfs logs -f) end, so that the calls in flight can finish.
+	closing   chan struct{}
+	closeOnce sync.Once
 }
 
 // NewServer makes a server for cfg; Start makes it listen.
@@ -67,7 +71,7 @@ func NewServer(cfg Config) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{cfg: cfg, log: log, started: time.Now(), mux: http.NewServeMux(), shutdown: make(chan struct{})}
+	s := &Server{cfg: cfg, log: log, started: time.Now(), mux: http.NewServeMux(), shutdown: make(chan struct{}), closing: make(chan struct{})}
 	s.routes()
 	s.runRoutes()
 	return s
@@ -195,6 +199,7 @@ func (s *Server) startRunSocket(ctx context.Context) error {
 // (until ctx ends) and removes the sockets and server.json. The commands
 // under way are the run service's to end (runsvc.Service.Close).
 func (s *Server) Close(ctx context.Context) error {
+	s.closeOnce.Do(func() { close(s.closing) })
 	var err error
 	if s.runLn != nil {
 		s.runLn.Close()

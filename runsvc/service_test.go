@@ -243,8 +243,8 @@ func TestServiceCancelRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitUntil(t, "the command to start", func() bool {
-		_, err := os.Stat(filepath.Join(e.mount.root, "acme", "c", "f"))
-		return err == nil
+		b, _ := os.ReadFile(filepath.Join(e.mount.root, "acme", "c", "f"))
+		return string(b) == "started\n"
 	})
 	r.Cancel()
 	rep, err := r.Wait(ctx)

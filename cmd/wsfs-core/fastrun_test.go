@@ -405,8 +405,12 @@ func TestFastRunCallerAndWorkerLost(t *testing.T) {
 	worker := workerOf(t, s.cmd.Process.Pid, pipe)
 	syscall.Kill(worker, syscall.SIGKILL)
 	io.Copy(io.Discard, r)
-	if code := exitCode(cmd.Wait()); code != 128+9 || !strings.Contains(errb.String(), "killed by signal 9") {
+	if code := exitCode(cmd.Wait()); code != 128+9 || !strings.Contains(errb.String(), "killed by signal 9, SIGKILL") {
 		t.Fatalf("worker killed: exit %d stderr %q", code, errb)
+	}
+	// The revision records what the caller saw: 128+9 (issue 15: -1).
+	if show := mustOK(t, home, "", "show", "--json", "acme/f"); !strings.Contains(show, `"exit_code": 137`) {
+		t.Fatalf("the killed command's revision:\n%s", show)
 	}
 	if out := f.ok("", "run", "-w", "acme/f", "cat three.txt"); out != "three\n" {
 		t.Fatalf("after the killed worker: %q", out)

@@ -408,3 +408,70 @@ func TestRunLimitsAndLostWorker(t *testing.T) {
 		t.Fatalf("the lost command's revision is not the head:\n%s", show)
 	}
 }
+
+// TestLogs: -n shows the last commands, --since those since a time; -f
+// starts at the running command (issue 15: it first replayed the whole
+// previous output) and follows the next ones.
+func TestLogs(t *testing.T) {
+	requireFUSE(t)
+	home, mnt := newMountDirs(t)
+	s := startServer(t, home, mnt, "--quiet", "1h")
+	mustOK(t, home, "", "create", "acme/l")
+	mustOK(t, home, "", "run", "-w", "acme/l", "echo first")
+	mustOK(t, home, "", "run", "-w", "acme/l", "echo second")
+	if out, errs, _ := wsfsBin(t, home, "", "logs", "-n", "1", "acme/l"); out != "second\n" || !strings.Contains(errs, "==> acme/l: echo second") {
+		t.Errorf("logs -n 1: %q %q", out, errs)
+	}
+	if out, _, _ := wsfsBin(t, home, "", "logs", "-n", "5", "acme/l"); out != "first\nsecond\n" {
+		t.Errorf("logs -n 5: %q", out)
+	}
+	if out, _, _ := wsfsBin(t, home, "", "logs", "--since", "1h", "acme/l"); out != "first\nsecond\n" {
+		t.Errorf("logs --since 1h: %q", out)
+	}
+	if out, errs, code := wsfsBin(t, home, "", "logs", "--since", time.Now().Add(time.Hour).Format(time.RFC3339), "acme/l"); out != "" || code != 0 {
+		t.Errorf("logs --since an hour ahead: %q %q", out, errs)
+	}
+	if _, errs, code := wsfsBin(t, home, "", "logs", "--since", "yesterday-ish", "acme/l"); code != exitUsage || !strings.Contains(errs, "neither a duration") {
+		t.Errorf("logs --since garbage: exit %d %q", code, errs)
+	}
+
+	follow := exec.Command(wsfsBinary(t), "logs", "-f", "acme/l")
+	follow.Env = append(os.Environ(), "WSFS_HOME="+home, "WSFS_STORE=")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	follow.Stdout, follow.Stderr = pw, pw
+	if err := follow.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	t.Cleanup(func() { follow.Process.Kill(); follow.Wait() })
+	got := make(chan string, 1)
+	go func() {
+		var b strings.Builder
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			b.WriteString(sc.Text() + "\n")
+			if strings.Contains(b.String(), "==> exit 0\n") {
+				break
+			}
+		}
+		got <- b.String()
+	}()
+	// The follower has subscribed once ps... has nothing to show; a
+	// command after it must reach it.
+	waitFor(t, "the follower to subscribe", func() string {
+		if mustOK(t, home, "", "run", "-w", "acme/l", "echo third"); len(got) == 0 {
+			return "nothing followed yet"
+		}
+		return ""
+	})
+	out := <-got
+	if strings.Contains(out, "first") || strings.Contains(out, "second") || !strings.Contains(out, "==> acme/l: echo third\nthird\n==> exit 0\n") {
+		t.Errorf("logs -f printed:\n%s", out)
+	}
+	if err := s.stop(os.Interrupt); err != nil {
+		t.Fatalf("server: %v\n%s", err, s.stderr)
+	}
+}
