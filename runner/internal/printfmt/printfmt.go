@@ -13,7 +13,10 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
+
+	"github.com/wsfs/wsfs/runner/internal/strftime"
 )
 
 // Dialect selects whose printf to follow.
@@ -32,7 +35,19 @@ const (
 // arguments remain, and returns the exit status (0, or 1 after a
 // diagnostic on stderr).
 func Format(out *strings.Builder, stderr io.Writer, d Dialect, format string, args []string) int {
-	p := state{args: args, stderr: stderr, d: d}
+	return FormatTimes(out, stderr, d, format, args, Times{})
+}
+
+// Times are what bash's %(fmt)T needs: the zone (nil: the process's),
+// and the shell's start for an argument of -2.
+type Times struct {
+	Loc   *time.Location
+	Start time.Time
+}
+
+// FormatTimes is Format with bash's %(fmt)T conversions using t.
+func FormatTimes(out *strings.Builder, stderr io.Writer, d Dialect, format string, args []string, t Times) int {
+	p := state{args: args, stderr: stderr, d: d, times: t}
 	for {
 		consumedBefore := p.next
 		if stop := p.once(out, format); stop {
@@ -55,6 +70,10 @@ type state struct {
 	stderr  io.Writer
 	d       Dialect
 	stopped bool // \c or an error ended the output
+	// unsigned: the conversion being read is %u %o %x or %X, whose
+	// argument may be as large as an unsigned 64-bit number.
+	unsigned bool
+	times    Times
 }
 
 // errorf prints a diagnostic with the dialect's prefix and sets status 1.
@@ -140,6 +159,23 @@ func (p *state) once(out *strings.Builder, format string) (stop bool) {
 				}
 			}
 		}
+		if p.d == Bash && j < len(format) && format[j] == '(' {
+			// %(strftime)T
+			end := strings.Index(format[j:], ")T")
+			if end < 0 {
+				p.errorf("`%s': missing format character", format[i:])
+				p.stopped = true
+				return true
+			}
+			tf := format[j+1 : j+end]
+			spec := "%" + strings.ReplaceAll(flags, "0", "") + width
+			if hasPrec {
+				spec += "." + prec
+			}
+			fmt.Fprintf(out, spec+"s", p.timeArg(tf))
+			i = j + end + 1
+			continue
+		}
 		// Length modifiers are accepted and ignored, as bash and GNU do.
 		for j < len(format) && strings.IndexByte("hlLjzt", format[j]) >= 0 {
 			j++
@@ -164,6 +200,20 @@ func (p *state) once(out *strings.Builder, format string) (stop bool) {
 			return true
 		}
 		i = j
+		if strings.Contains(flags, "0") && strings.IndexByte("sbqc", conv) >= 0 {
+			// C leaves the 0 flag undefined for strings: bash pads with
+			// blanks, GNU refuses the specification.
+			if p.d == GNU {
+				p.errorf("%s: invalid conversion specification", format[j-len(spec)+1:j+1])
+				p.stopped = true
+				return true
+			}
+			flags = strings.ReplaceAll(flags, "0", "")
+			spec = "%" + flags + width
+			if hasPrec {
+				spec += "." + prec
+			}
+		}
 		switch conv {
 		case '%':
 			out.WriteByte('%')
@@ -196,10 +246,16 @@ func (p *state) once(out *strings.Builder, format string) (stop bool) {
 			fmt.Fprintf(out, spec+"d", p.integer(a))
 		case 'u', 'o', 'x', 'X':
 			a, _ := p.arg()
+			p.unsigned = true
 			v := uint64(p.integer(a))
+			p.unsigned = false
 			verb := string(conv)
 			if conv == 'u' {
 				verb = "d"
+			}
+			if v == 0 && (conv == 'x' || conv == 'X') {
+				// C's # adds 0x only to a non-zero value.
+				spec = strings.ReplaceAll(spec, "#", "")
 			}
 			fmt.Fprintf(out, spec+verb, v)
 		case 'e', 'E', 'f', 'F', 'g', 'G', 'a', 'A':
@@ -239,6 +295,32 @@ func (p *state) once(out *strings.Builder, format string) (stop bool) {
 	return false
 }
 
+// timeArg formats the next argument of %(fmt)T: seconds since the
+// epoch, -1 (or none) for now, -2 for the shell's start.
+func (p *state) timeArg(format string) string {
+	a, ok := p.arg()
+	n := int64(-1)
+	if ok && strings.TrimSpace(a) != "" {
+		n = p.integer(a)
+	}
+	var t time.Time
+	switch {
+	case n == -1:
+		t = time.Now()
+	case n == -2 && !p.times.Start.IsZero():
+		t = p.times.Start
+	default:
+		t = time.Unix(n, 0)
+	}
+	if p.times.Loc != nil {
+		t = t.In(p.times.Loc)
+	}
+	if format == "" {
+		format = "%X"
+	}
+	return strftime.Format(format, t)
+}
+
 // badNumber reports an argument that is not (entirely) a number.
 func (p *state) badNumber(a string, partial bool) {
 	switch {
@@ -254,7 +336,9 @@ func (p *state) badNumber(a string, partial bool) {
 // integer parses a printf numeric argument: decimal, 0x hex, 0 octal,
 // or 'c for a character's code.
 func (p *state) integer(a string) int64 {
-	s := strings.TrimSpace(a)
+	// strtoimax skips leading blanks; anything after the number, blanks
+	// included, makes it incompletely converted.
+	s := strings.TrimLeft(a, " \t\n\v\f\r")
 	if s == "" {
 		return 0
 	}
@@ -275,14 +359,15 @@ func (p *state) integer(a string) int64 {
 	if err == nil {
 		return v
 	}
-	if u, err := strconv.ParseUint(s, 0, 64); err == nil {
+	if u, err := strconv.ParseUint(s, 0, 64); err == nil && p.unsigned {
 		return int64(u)
 	}
 	if errors.Is(err, strconv.ErrRange) {
 		if p.d == GNU {
 			p.errorf("%s: Numerical result out of range", LocaleQuote(a))
 		} else {
-			p.errorf("%s: Numerical result out of range", a)
+			// bash warns and goes on with the clamped value.
+			p.warnf("warning: %s: Numerical result out of range", a)
 		}
 		if strings.HasPrefix(s, "-") {
 			return math.MinInt64
