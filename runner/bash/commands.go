@@ -149,6 +149,12 @@ func (sh *Shell) external(fields []string, pre []prefixAssign) int {
 	} else {
 		found := false
 		p, found = sh.lookPath(name)
+		if found {
+			if sh.hashHits == nil {
+				sh.hashHits = map[string]int{}
+			}
+			sh.hashHits[name]++
+		}
 		if !found {
 			if sh.pathUnset() {
 				sh.errorf("%s: No such file or directory", name)

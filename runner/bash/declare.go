@@ -118,7 +118,14 @@ func (sh *Shell) parseDeclArg(s string) declItem {
 		name, it.sub, it.hasSub = b, sub, true
 	}
 	it.name, it.value, it.hasValue = name, value, hasValue
-	if hasValue && !it.hasSub && strings.HasPrefix(value, "(") && strings.HasSuffix(value, ")") {
+	return it
+}
+
+// compoundFromString reads a value given as a string, "(1 2)", as an
+// array's elements (declare -a 'x=(1 2)').
+func (sh *Shell) compoundFromString(it *declItem) {
+	name, value := it.name, it.value
+	if it.hasValue && !it.isArray && !it.hasSub && strings.HasPrefix(value, "(") && strings.HasSuffix(value, ")") {
 		// declare 'a=(1 2)': a compound assignment given as a string.
 		if f, err := newParser().Parse(strings.NewReader("__wsfs_decl="+value), ""); err == nil && len(f.Stmts) == 1 {
 			if call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr); ok && len(call.Assigns) == 1 && call.Assigns[0].Array != nil {
@@ -132,7 +139,6 @@ func (sh *Shell) parseDeclArg(s string) declItem {
 			}
 		}
 	}
-	return it
 }
 
 // builtinDeclare is declare run as a command (builtin declare, command
@@ -306,7 +312,8 @@ func (sh *Shell) declareOne(variant string, fl declFlags, it declItem) bool {
 		if cur != nil && cur.level == sh.level() && !cur.temp {
 			v = sh.own(name, cur)
 		} else {
-			if cur != nil && cur.attrs&aReadonly != 0 && cur.level == 0 && variant != "local" && false {
+			if cur != nil && cur.attrs&aReadonly != 0 && !cur.hidden {
+				// A readonly variable cannot be shadowed by a local.
 				sh.errorf("%s: %s: readonly variable", variant, name)
 				return false
 			}
@@ -328,6 +335,9 @@ func (sh *Shell) declareOne(variant string, fl declFlags, it declItem) bool {
 		}
 	}
 	v.hidden = false
+	if (fl.set&(aIndexed|aAssoc) != 0 || v.isArray()) && fl.unset&(aIndexed|aAssoc) == 0 {
+		sh.compoundFromString(&it)
+	}
 	if v.attrs&aReadonly != 0 {
 		if it.hasValue || fl.set&^aReadonly&^aExport != 0 || fl.unset&aReadonly != 0 {
 			sh.errorf("%s: %s: readonly variable", variant, name)

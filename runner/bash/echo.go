@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/wsfs/wsfs/runner/internal/printfmt"
 )
@@ -95,7 +96,7 @@ func builtinPrintf(sh *Shell, args []string) int {
 		}
 	}
 	var out strings.Builder
-	status := printfmt.Format(&out, sh.stderr(), printfmt.Bash, sh.printfTimes(args[0]), args[1:])
+	status := printfmt.FormatTimes(&out, sh.stderr(), printfmt.Bash, args[0], args[1:], sh.printfTimes())
 	if varName == "" {
 		if s := sh.writeOut("printf", out.String()); s != 0 {
 			return s
@@ -121,9 +122,14 @@ func builtinPrintf(sh *Shell, args []string) int {
 	return status
 }
 
-// printfTimes returns the format with %(fmt)T conversions turned into
-// the times they print (the shell's clock; -1 and no argument are now,
-// -2 the shell's start).
-func (sh *Shell) printfTimes(format string) string {
-	return format
+// printfTimes is what %(fmt)T needs: the zone of the shell's TZ (the
+// process's when unset or unknown) and the shell's start.
+func (sh *Shell) printfTimes() printfmt.Times {
+	t := printfmt.Times{Start: sh.run.start}
+	if tz, ok := sh.getVar("TZ"); ok && tz != "" {
+		if loc, err := time.LoadLocation(strings.TrimPrefix(tz, ":")); err == nil {
+			t.Loc = loc
+		}
+	}
+	return t
 }

@@ -233,7 +233,9 @@ func (sh *Shell) command(c syntax.Command) {
 	case *syntax.FuncDecl:
 		sh.funcDecl(c)
 	case *syntax.ArithmCmd:
-		sh.trace("((" + sh.nodeText(c.X) + "))")
+		if sh.opts.xtrace && sh.src != nil && int(c.Right.Offset()) <= len(sh.src.text) {
+			sh.trace("(( " + sh.src.text[c.Left.Offset()+2:c.Right.Offset()] + " ))")
+		}
 		n, err := sh.arithSpan(c.X, int(c.Left.Offset())+2, int(c.Right.Offset()), "((")
 		if err != nil {
 			sh.arithFailed(err, "((")

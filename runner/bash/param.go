@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -1078,7 +1079,7 @@ func ansiQuote(s string) string {
 	for i := 0; i < len(s); {
 		r, w := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && w <= 1 {
-			b.WriteString("\\" + strconv.FormatInt(int64(s[i]), 8))
+			fmt.Fprintf(&b, "\\%03o", s[i])
 			i++
 			continue
 		}
@@ -1105,7 +1106,7 @@ func ansiQuote(s string) string {
 			b.WriteString(`\\`)
 		default:
 			if r < 0x20 || r == 0x7f {
-				b.WriteString("\\" + strconv.FormatInt(int64(r), 8))
+				fmt.Fprintf(&b, "\\%03o", r)
 			} else {
 				b.WriteRune(r)
 			}

@@ -164,10 +164,29 @@ func builtinRead(sh *Shell, args []string) int {
 	if eof {
 		status = 1
 	}
+	if o.exact >= 0 && len(o.names) > 0 {
+		// -N: the characters go to the first name as they are.
+		line = field{b: line.b, m: make([]uint8, len(line.b))}
+		vals := []string{string(line.b)}
+		for i, n := range o.names {
+			v := ""
+			if i < len(vals) {
+				v = vals[i]
+			}
+			if err := sh.setVar(n, v); err != nil {
+				sh.errorf("read: %v", err)
+				return 1
+			}
+		}
+		return status
+	}
 	if o.array != "" {
 		parts := splitField(markSplit(line), sh.ifs())
 		vals := make([]arrayValue, 0, len(parts))
 		for _, p := range parts {
+			if len(p.b) == 0 && !p.quoted {
+				continue
+			}
 			vals = append(vals, arrayValue{val: string(p.b)})
 		}
 		if err := sh.setArray(o.array, vals, false, false); err != nil {

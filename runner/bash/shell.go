@@ -189,7 +189,9 @@ type Shell struct {
 	frames      []*frame
 	src         *source
 	hash        map[string]string // command hash table
-	jobs        *jobTable
+	// hashHits counts the runs of each hashed name (hash lists them).
+	hashHits map[string]int
+	jobs     *jobTable
 
 	status     int
 	flow       flowKind
@@ -247,6 +249,7 @@ type Shell struct {
 	shellPath      string
 	getoptsInd     int
 	traceLevel     int
+	condTrace      *[]string // the operands of the [[ ]] being traced
 	traceOut       io.Writer // xtrace's destination for the running command
 	rngSrc         *rand.PCG
 }

@@ -407,8 +407,14 @@ func testInt(s string) (int, error) {
 
 // testClause runs [[ … ]].
 func (sh *Shell) testClause(c *syntax.TestClause) {
+	var tr *[]string
 	if sh.opts.xtrace {
-		sh.trace("[[ " + strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(sh.nodeText(c), "[["), "]]")) + " ]]")
+		tr = &[]string{}
+		sh.condTrace = tr
+		defer func() {
+			sh.condTrace = nil
+			sh.trace("[[ " + strings.Join(*tr, " ") + " ]]")
+		}()
 	}
 	ok, err := sh.condTest(c.X)
 	if err != nil {
@@ -418,6 +424,10 @@ func (sh *Shell) testClause(c *syntax.TestClause) {
 		}
 		if ee, isExp := err.(*expandError); isExp {
 			sh.expandFailed(ee)
+			return
+		}
+		if _, isRe := err.(*regexError); isRe {
+			sh.status = 2
 			return
 		}
 		sh.errorf("%s", err.Error())
@@ -432,9 +442,13 @@ func (sh *Shell) condTest(e syntax.TestExpr) (bool, error) {
 	switch e := e.(type) {
 	case *syntax.Word:
 		s, err := sh.expandString(e)
+		sh.condWord(s)
 		return s != "", err
 	case *syntax.ParenTest:
-		return sh.condTest(e.X)
+		sh.condWord("(")
+		r, err := sh.condTest(e.X)
+		sh.condWord(")")
+		return r, err
 	case *syntax.UnaryTest:
 		if e.Op == syntax.TsNot {
 			r, err := sh.condTest(e.X)
@@ -444,22 +458,28 @@ func (sh *Shell) condTest(e syntax.TestExpr) (bool, error) {
 		if !ok {
 			return false, &testError{"unexpected argument to unary operator"}
 		}
+		sh.condWord(e.Op.String())
 		s, err := sh.expandString(w)
 		if err != nil {
 			return false, err
 		}
+		sh.condWord(s)
 		return sh.unaryTest(e.Op.String(), s)
 	case *syntax.BinaryTest:
 		switch e.Op {
 		case syntax.AndTest:
 			l, err := sh.condTest(e.X)
+			sh.condWord("&&")
 			if err != nil || !l {
+				sh.condWord(strings.TrimSpace(sh.nodeText(e.Y)))
 				return false, err
 			}
 			return sh.condTest(e.Y)
 		case syntax.OrTest:
 			l, err := sh.condTest(e.X)
+			sh.condWord("||")
 			if err != nil || l {
+				sh.condWord(strings.TrimSpace(sh.nodeText(e.Y)))
 				return l, err
 			}
 			return sh.condTest(e.Y)
@@ -473,12 +493,15 @@ func (sh *Shell) condTest(e syntax.TestExpr) (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		sh.condWord(l)
+		sh.condWord(e.Op.String())
 		switch e.Op {
 		case syntax.TsMatch, syntax.TsMatchShort, syntax.TsNoMatch:
 			pat, err := sh.expandPattern(rw)
 			if err != nil {
 				return false, err
 			}
+			sh.condWord(pat)
 			m := sh.matchPattern(pat, l, sh.shopts.nocasematch, true)
 			if e.Op == syntax.TsNoMatch {
 				return !m, nil
@@ -491,6 +514,7 @@ func (sh *Shell) condTest(e syntax.TestExpr) (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		sh.condWord(r)
 		return sh.binaryTest(e.Op.String(), l, r, true)
 	}
 	return false, &testError{"syntax error in conditional expression"}
@@ -509,6 +533,9 @@ func (sh *Shell) regexMatch(s string, w *syntax.Word) (bool, error) {
 			b.WriteByte('\\')
 		}
 		b.WriteByte(c)
+	}
+	if !validBraces(b.String()) {
+		return false, &regexError{}
 	}
 	re, err := gnuregex.Compile(b.String(), gnuregex.Options{Syntax: gnuregex.ERE, IgnoreCase: sh.shopts.nocasematch, NULData: true})
 	if err != nil {
@@ -534,8 +561,54 @@ func (sh *Shell) regexMatch(s string, w *syntax.Word) (bool, error) {
 	return true, nil
 }
 
+// validBraces reports whether every unescaped { of an ERE starts a
+// valid interval after something to repeat, as glibc's regcomp requires
+// (GNU grep's parser takes a stray { literally; bash's =~ refuses it).
+func validBraces(re string) bool {
+	inBracket := false
+	for i := 0; i < len(re); i++ {
+		c := re[i]
+		switch {
+		case c == '\\':
+			i++
+		case inBracket:
+			if c == ']' {
+				inBracket = false
+			}
+		case c == '[':
+			inBracket = true
+			if i+1 < len(re) && (re[i+1] == ']' || re[i+1] == '^') {
+				i++
+				if re[i] == '^' && i+1 < len(re) && re[i+1] == ']' {
+					i++
+				}
+			}
+		case c == '{':
+			if i == 0 || strings.IndexByte("(|^", re[i-1]) >= 0 {
+				return false
+			}
+			j := i + 1
+			for j < len(re) && (re[j] >= '0' && re[j] <= '9' || re[j] == ',') {
+				j++
+			}
+			if j == i+1 || j >= len(re) || re[j] != '}' {
+				return false
+			}
+			i = j
+		}
+	}
+	return true
+}
+
 // regexError is an invalid regular expression: [[ ]] gives status 2
 // without a message.
 type regexError struct{}
 
 func (e *regexError) Error() string { return "" }
+
+// condWord records a [[ ]] operand for its xtrace line.
+func (sh *Shell) condWord(s string) {
+	if sh.condTrace != nil {
+		*sh.condTrace = append(*sh.condTrace, s)
+	}
+}

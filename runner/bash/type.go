@@ -341,7 +341,7 @@ func builtinHash(sh *Shell, args []string) int {
 		}
 		fmt.Fprintln(w, "hits\tcommand")
 		for _, n := range names {
-			fmt.Fprintf(w, "%4d\t%s\n", 0, sh.hash[n])
+			fmt.Fprintf(w, "%4d\t%s\n", sh.hashHits[n], sh.hash[n])
 		}
 		return 0
 	}

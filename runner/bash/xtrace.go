@@ -57,6 +57,12 @@ func traceQuote(s string) string {
 	if s == "" {
 		return "''"
 	}
+	if s == "'" {
+		return `\'`
+	}
+	if needsANSI(s) {
+		return ansiQuote(s)
+	}
 	safe := true
 	for i := 0; i < len(s); i++ {
 		c := s[i]
