@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/wsfs/wsfs/meta/kv"
+	"github.com/wsfs/wsfs/meta/kv/boltkv"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -119,12 +120,12 @@ func TestNewerSchemaRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	bdb, err := bolt.Open(path, 0o600, nil)
+	eng, err := boltkv.Open(path, boltkv.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bdb.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keySchema, u64(SchemaVersion+1)) })
-	bdb.Close()
+	eng.Update(ctx, func(tx kv.Txn) error { return tx.Put(bucketMeta, keySchema, u64(SchemaVersion+1)) })
+	eng.Close()
 	_, err = Open(ctx, path, objects.NewMemory(), Options{})
 	if !errors.Is(err, ErrSchemaTooNew) || !strings.Contains(err.Error(), "newer wsfs") {
 		t.Fatalf("open of a newer schema: %v", err)
@@ -133,12 +134,12 @@ func TestNewerSchemaRefused(t *testing.T) {
 
 func TestForeignBoltFileRefused(t *testing.T) {
 	path := filepath.Join(t.TempDir(), DBFileName)
-	bdb, err := bolt.Open(path, 0o600, nil)
+	eng, err := boltkv.Open(path, boltkv.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bdb.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("theirs")); return err })
-	bdb.Close()
+	eng.Update(context.Background(), func(tx kv.Txn) error { return tx.Put(kv.B("theirs"), []byte("k"), []byte("v")) })
+	eng.Close()
 	before, _ := os.ReadFile(path)
 	if _, err := Open(context.Background(), path, objects.NewMemory(), Options{}); !errors.Is(err, ErrCorruptDB) {
 		t.Fatalf("open of a foreign bbolt file: %v", err)

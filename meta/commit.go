@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/wsfs/wsfs/meta/kv"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -212,12 +212,15 @@ type revPin struct {
 	n    RevNum
 }
 
-func (p *revPin) check(tx *bolt.Tx) error {
+func (p *revPin) check(tx kv.Reader) error {
 	if p == nil {
 		return nil
 	}
-	b := tx.Bucket(bucketRevisions).Bucket([]byte(p.wsID))
-	if b == nil || b.Get(revKey(p.n)) == nil {
+	v, err := tx.Get(revBucket(p.wsID), revKey(p.n))
+	if err != nil {
+		return err
+	}
+	if v == nil {
 		return fmt.Errorf("meta: %s@%d: %w: the revision was deleted or dropped by retention meanwhile", p.name, p.n, ErrStale)
 	}
 	return nil
@@ -412,7 +415,7 @@ func (db *DB) commitBase(ctx context.Context, ws string, base RevNum) (*Workspac
 	}
 	var w *Workspace
 	var rev *Revision
-	err = db.view(func(tx *bolt.Tx) error {
+	err = db.view(ctx, func(tx kv.Reader) error {
 		var err error
 		if w, err = getWorkspace(tx, name); err != nil {
 			return err
@@ -440,8 +443,12 @@ func (db *DB) finishCommit(ctx context.Context, w *Workspace, rev *Revision, pin
 	if err := u.run(ctx); err != nil {
 		return Revision{}, false, fmt.Errorf("meta: commit to %s: %w; the head stays at revision %d", w.Name, err, rev.Parent)
 	}
+	if err := u.fitOrAhead(ctx, len(mb)+4096); err != nil {
+		u.discard(ctx, "a failed commit to "+w.Name)
+		return Revision{}, false, fmt.Errorf("meta: commit to %s: %w; the head stays at revision %d", w.Name, err, rev.Parent)
+	}
 	var after *Workspace
-	err = db.update(func(tx *bolt.Tx) error {
+	err = db.update(ctx, func(tx kv.Txn) error {
 		cur, err := getWorkspace(tx, w.Name)
 		after = cur
 		if err != nil {
@@ -471,7 +478,7 @@ func (db *DB) finishCommit(ctx context.Context, w *Workspace, rev *Revision, pin
 	if err != nil {
 		// The manifest names a revision that does not exist; remove its
 		// pack so that Recover cannot mistake it for a committed one.
-		u.discard(ctx, "a failed commit to "+w.Name)
+		u.discardAfter(ctx, err, "a failed commit to "+w.Name)
 		return Revision{}, false, err
 	}
 	db.emit(EventCommit, *after)
@@ -525,5 +532,5 @@ func (db *DB) healPuts(ctx context.Context, ops []Op) error {
 	if len(u.packs) == 0 && len(u.singles) == 0 {
 		return nil
 	}
-	return u.commit()
+	return u.commit(ctx)
 }

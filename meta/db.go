@@ -7,15 +7,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
-
+	"github.com/wsfs/wsfs/meta/kv"
+	"github.com/wsfs/wsfs/meta/kv/boltkv"
 	"github.com/wsfs/wsfs/objects"
 )
 
@@ -41,12 +39,14 @@ type Options struct {
 	Now func() time.Time
 }
 
-// DB is an open meta.db together with the object store its trees, manifests
-// and blobs live in. It is safe for concurrent use. Only one process can
-// have a DB open for writing at a time.
+// DB is an open metadata engine (meta.db, or etcd) together with the
+// object store its trees, manifests and blobs live in. It is safe for
+// concurrent use. Only one process can have a meta.db open for writing at
+// a time; an etcd engine is shared by every server that opens it.
 type DB struct {
-	path    string
-	bolt    *bolt.DB
+	path    string // meta.db's path; "" on another engine
+	where   string // the engine and where it keeps its records, for messages
+	eng     kv.Engine
 	raw     objects.Store // the store as opened: packs and single blobs
 	store   objects.Store // its packed view (objects.Packed over the object index)
 	opts    Options
@@ -66,6 +66,24 @@ const DBFileName = "meta.db"
 // process holding it ("meta.db.pid" for "meta.db").
 func PIDFile(path string) string { return path + ".pid" }
 
+func (o *Options) setDefaults() {
+	if o.LockTimeout <= 0 {
+		o.LockTimeout = time.Second
+	}
+	if o.UploadParallelism <= 0 {
+		o.UploadParallelism = 8
+	}
+	if o.TreeCacheSize <= 0 {
+		o.TreeCacheSize = 4096
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
 // Open opens (creating if needed) the bbolt database at path, with store as
 // its object store. It fails fast with ErrInUse when another process holds
 // the database, with ErrCorruptDB (naming the file and the next step) when
@@ -78,48 +96,33 @@ func Open(ctx context.Context, path string, store objects.Store, opts Options) (
 	if store == nil {
 		return nil, fmt.Errorf("meta: open %s: no object store", path)
 	}
-	if opts.LockTimeout <= 0 {
-		opts.LockTimeout = time.Second
-	}
-	if opts.UploadParallelism <= 0 {
-		opts.UploadParallelism = 8
-	}
-	if opts.TreeCacheSize <= 0 {
-		opts.TreeCacheSize = 4096
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.setDefaults()
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("meta: open %s: %w", path, err)
 		}
 	}
-	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 && fi.Size() < 4096*2 && !opts.ReadOnly {
-		// bbolt would treat a file shorter than its two meta pages as
-		// new and initialise it in place; that is a damaged file, not a
-		// new one, and must be left alone.
-		return nil, corruptf(path, "the file has only %d bytes", fi.Size())
+	eng, err := boltkv.Open(path, boltkv.Options{LockTimeout: opts.LockTimeout, ReadOnly: opts.ReadOnly, NoSync: opts.NoSync})
+	switch {
+	case errors.Is(err, kv.ErrLocked):
+		owner := "another process"
+		if b, rerr := os.ReadFile(PIDFile(path)); rerr == nil {
+			if pid := strings.TrimSpace(string(b)); pid != "" {
+				owner = "PID " + pid
+			}
+		}
+		return nil, &markedError{
+			msg:    fmt.Sprintf("meta: the store at %s is in use by %s; talk to the running server (wsfs commands do so when it runs) or stop it", path, owner),
+			target: ErrInUse,
+		}
+	case errors.Is(err, kv.ErrCorrupt):
+		return nil, corruptf(path, "%s", strings.TrimPrefix(err.Error(), kv.ErrCorrupt.Error()+": "))
+	case err != nil:
+		return nil, fmt.Errorf("meta: open %s: %w", path, err)
 	}
-	bdb, err := openBolt(path, opts)
+	db, err := open(ctx, eng, path, eng.String(), store, opts)
 	if err != nil {
-		return nil, err
-	}
-	db := &DB{
-		path:  path,
-		bolt:  bdb,
-		raw:   store,
-		opts:  opts,
-		log:   opts.Logger,
-		now:   opts.Now,
-		trees: newTreeCache(opts.TreeCacheSize),
-	}
-	db.store = objects.NewPacked(store, locator{db})
-	if err := db.initSchema(); err != nil {
-		bdb.Close()
+		eng.Close()
 		return nil, err
 	}
 	if !opts.ReadOnly {
@@ -131,125 +134,119 @@ func Open(ctx context.Context, path string, store objects.Store, opts Options) (
 	return db, nil
 }
 
-func openBolt(path string, opts Options) (bdb *bolt.DB, err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			bdb, err = nil, corruptf(path, "bbolt failed reading it: %v", r)
-		}
-	}()
-	bdb, err = bolt.Open(path, 0o600, &bolt.Options{
-		Timeout:  opts.LockTimeout,
-		ReadOnly: opts.ReadOnly,
-		NoSync:   opts.NoSync,
-	})
-	switch {
-	case err == nil:
-		return bdb, nil
-	case errors.Is(err, berrors.ErrTimeout):
-		owner := "another process"
-		if b, rerr := os.ReadFile(PIDFile(path)); rerr == nil {
-			if pid := strings.TrimSpace(string(b)); pid != "" {
-				owner = "PID " + pid
-			}
-		}
-		return nil, &markedError{
-			msg:    fmt.Sprintf("meta: the store at %s is in use by %s; talk to the running server (wsfs commands do so when it runs) or stop it", path, owner),
-			target: ErrInUse,
-		}
-	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum),
-		errors.Is(err, berrors.ErrInvalidMapping):
-		return nil, corruptf(path, "%v", err)
-	default:
-		if errors.Is(err, os.ErrPermission) || errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("meta: open %s: %w", path, err)
-		}
-		// bbolt reports most damage (short files, bad page ids) with
-		// errors of its own text; treat every other failure to read the
-		// file as damage so that the next step is named.
-		return nil, corruptf(path, "%v", err)
+// OpenEngine opens meta on an engine other than a meta.db file (etcd:
+// kv/etcdkv, opened from a URL by meta/metaurl), with store as its object
+// store. The DB owns eng from then on: Close closes it, and so does a
+// failed OpenEngine.
+func OpenEngine(ctx context.Context, eng kv.Engine, store objects.Store, opts Options) (*DB, error) {
+	if store == nil {
+		eng.Close()
+		return nil, fmt.Errorf("meta: open %s: no object store", eng)
 	}
+	opts.setDefaults()
+	db, err := open(ctx, eng, "", eng.String(), store, opts)
+	if err != nil {
+		eng.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
-// initSchema creates the buckets of a new database, checks the version of
-// an existing one and runs migrations.
-func (db *DB) initSchema() error {
+func open(ctx context.Context, eng kv.Engine, path, where string, store objects.Store, opts Options) (*DB, error) {
+	db := &DB{
+		path:  path,
+		where: where,
+		eng:   eng,
+		raw:   store,
+		opts:  opts,
+		log:   opts.Logger,
+		now:   opts.Now,
+		trees: newTreeCache(opts.TreeCacheSize),
+	}
+	db.store = objects.NewPacked(store, locator{db})
+	if err := db.initSchema(ctx); err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+// initSchema writes the schema record of a new database, checks the
+// version of an existing one and runs migrations.
+func (db *DB) initSchema(ctx context.Context) error {
 	var version uint64
-	var foreign bool
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx kv.Reader) error {
 		v, err := readSchema(tx)
 		version = v
-		if v == 0 {
-			// A bbolt file with buckets but no schema record is someone
-			// else's database: leave it alone.
-			foreign = tx.ForEach(func([]byte, *bolt.Bucket) error { return errors.New("has buckets") }) != nil
-		}
 		return err
 	})
 	if err != nil {
-		if errors.Is(err, ErrCorruptDB) {
+		if errors.Is(err, ErrCorruptDB) || errors.Is(err, kv.ErrUnavailable) {
 			return err
 		}
-		return corruptf(db.path, "%v", err)
+		return corruptf(db.where, "%v", err)
+	}
+	if version == 0 {
+		// A store with records but no schema record is someone else's
+		// database: leave it alone.
+		empty, err := db.eng.Empty(ctx)
+		if err != nil {
+			return db.engineErr(err)
+		}
+		if !empty {
+			return fmt.Errorf("%w: %s holds records without a wsfs schema record (another program's database?); point wsfs at another place, or move it aside and run `wsfs recover`",
+				ErrCorruptDB, db.where)
+		}
 	}
 	switch {
-	case foreign:
-		return fmt.Errorf("%w: %s is a bbolt file without a wsfs schema record (another program's database?); point wsfs at another folder, or move the file aside and run `wsfs recover`",
-			ErrCorruptDB, db.path)
 	case version > SchemaVersion:
 		return fmt.Errorf("%w: %s has schema version %d, this wsfs knows versions up to %d; use a newer wsfs (the file was left as it is)",
-			ErrSchemaTooNew, db.path, version, SchemaVersion)
+			ErrSchemaTooNew, db.where, version, SchemaVersion)
 	case version == SchemaVersion:
-		return db.checkBuckets()
+		return nil
 	case db.opts.ReadOnly:
-		return fmt.Errorf("meta: open %s: schema version %d needs an upgrade to %d; open it writable once", db.path, version, SchemaVersion)
+		return fmt.Errorf("meta: open %s: schema version %d needs an upgrade to %d; open it writable once", db.where, version, SchemaVersion)
 	}
-	return db.update(func(tx *bolt.Tx) error {
-		if version == 0 {
-			for _, name := range allBuckets {
-				if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-					return err
-				}
-			}
-			if err := createObjIndex(tx); err != nil {
-				return err
-			}
-			if err := tx.Bucket(bucketMeta).Put(keyCreated, []byte(db.now().UTC().Format(time.RFC3339Nano))); err != nil {
-				return err
-			}
-			version = SchemaVersion
+	return db.update(ctx, func(tx kv.Txn) error {
+		v, err := readSchema(tx)
+		if err != nil {
+			return err
 		}
-		for ; version < SchemaVersion; version++ {
-			m := migrations[version]
+		switch {
+		case v > SchemaVersion:
+			return fmt.Errorf("%w: %s has schema version %d, this wsfs knows versions up to %d; use a newer wsfs",
+				ErrSchemaTooNew, db.where, v, SchemaVersion)
+		case v == SchemaVersion:
+			return nil // another server initialised it meanwhile
+		case v == 0:
+			if err := tx.Put(bucketMeta, keyCreated, []byte(db.now().UTC().Format(time.RFC3339Nano))); err != nil {
+				return err
+			}
+			v = SchemaVersion
+		}
+		for ; v < SchemaVersion; v++ {
+			m := migrations[v]
 			if m == nil {
-				return fmt.Errorf("meta: %s: no migration from schema version %d", db.path, version)
+				return fmt.Errorf("meta: %s: no migration from schema version %d", db.where, v)
 			}
 			if err := m(tx); err != nil {
-				return fmt.Errorf("meta: %s: migrating schema %d to %d: %w", db.path, version, version+1, err)
+				return fmt.Errorf("meta: %s: migrating schema %d to %d: %w", db.where, v, v+1, err)
 			}
 		}
-		return tx.Bucket(bucketMeta).Put(keySchema, u64(SchemaVersion))
+		return tx.Put(bucketMeta, keySchema, u64(SchemaVersion))
 	})
 }
 
-func (db *DB) checkBuckets() error {
-	return db.view(func(tx *bolt.Tx) error {
-		for _, name := range allBuckets {
-			if tx.Bucket(name) == nil {
-				return corruptf(db.path, "bucket %q is missing", name)
-			}
-		}
-		for _, name := range [][]byte{bucketLoc, bucketPacks} {
-			if tx.Bucket(bucketObjIndex).Bucket(name) == nil {
-				return corruptf(db.path, "bucket objindex/%s is missing", name)
-			}
-		}
-		return nil
-	})
-}
-
-// Path returns the database file's path.
+// Path returns the database file's path ("" for an engine other than a
+// meta.db file).
 func (db *DB) Path() string { return db.path }
+
+// Engine returns the engine the database keeps its records in. Callers
+// outside meta use it for what is the engine's own (etcd's leases and
+// watches); records are meta's to read and write.
+func (db *DB) Engine() kv.Engine { return db.eng }
+
+// String names the engine and where it keeps its records.
+func (db *DB) String() string { return db.where }
 
 // Store returns the object store as readers use it: the store the
 // database was opened with, seen through the object index, so that
@@ -262,56 +259,43 @@ func (db *DB) Store() objects.Store { return db.store }
 func (db *DB) Close() error {
 	var err error
 	db.closed.Do(func() {
-		if !db.opts.ReadOnly {
+		if !db.opts.ReadOnly && db.path != "" {
 			os.Remove(PIDFile(db.path))
 		}
-		if cerr := db.bolt.Close(); cerr != nil {
-			err = fmt.Errorf("meta: close %s: %w", db.path, cerr)
+		if cerr := db.eng.Close(); cerr != nil {
+			err = fmt.Errorf("meta: close %s: %w", db.where, cerr)
 		}
 	})
 	return err
 }
 
-// view runs fn in a read transaction. A panic inside bbolt (which is how it
-// reports some damaged pages) becomes ErrCorruptDB.
-func (db *DB) view(fn func(tx *bolt.Tx) error) (err error) {
-	// A page past the end of a truncated file faults (SIGBUS) in the mmap;
-	// make that a panic we can turn into an error.
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			err = corruptf(db.path, "bbolt failed reading it: %v", r)
-		}
-	}()
-	return db.bolt.View(fn)
+// view runs fn over one consistent snapshot of the engine.
+func (db *DB) view(ctx context.Context, fn func(tx kv.Reader) error) error {
+	return db.engineErr(db.eng.View(ctx, fn))
 }
 
-// update runs fn in a write transaction, with the same panic guard as view.
-func (db *DB) update(fn func(tx *bolt.Tx) error) (err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			err = corruptf(db.path, "bbolt failed reading it: %v", r)
-		}
-	}()
-	return db.bolt.Update(fn)
+// update runs fn in a transaction of the engine; fn may run more than
+// once (kv's package doc).
+func (db *DB) update(ctx context.Context, fn func(tx kv.Txn) error) error {
+	return db.engineErr(db.eng.Update(ctx, fn))
+}
+
+// engineErr turns damage the engine reports into ErrCorruptDB naming the
+// database and the next step; every other error stays as it is.
+func (db *DB) engineErr(err error) error {
+	if err == nil || errors.Is(err, ErrCorruptDB) || !errors.Is(err, kv.ErrCorrupt) {
+		return err
+	}
+	return corruptf(db.where, "%s", strings.TrimPrefix(err.Error(), kv.ErrCorrupt.Error()+": "))
 }
 
 // CheckFile walks every page of the database (bbolt's consistency check)
 // and returns the problems found. Fsck calls it; it reads the whole file.
+// An engine with no such check returns nothing.
 func (db *DB) CheckFile(ctx context.Context) []string {
-	var problems []string
-	err := db.view(func(tx *bolt.Tx) error {
-		// Drain the channel fully: the checker reads pages until it is done.
-		for e := range tx.Check() {
-			if len(problems) < 100 {
-				problems = append(problems, e.Error())
-			}
-		}
+	c, ok := db.eng.(kv.Checker)
+	if !ok {
 		return nil
-	})
-	if err != nil {
-		problems = append(problems, err.Error())
 	}
-	return problems
+	return c.Check(ctx)
 }

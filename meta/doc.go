@@ -1,7 +1,10 @@
 // Package meta owns the namespace and the history of every workspace: the
-// bbolt schema, workspaces and their quotas, Merkle trees of directories,
+// record layout, workspaces and their quotas, Merkle trees of directories,
 // revisions, commit with the stale-revision check, history operations, gc,
-// fsck and recover. It is the only importer of bbolt.
+// fsck and recover. Its records live in an engine (package kv): bbolt, one
+// file (meta.db) on one machine, by default; etcd when several servers
+// share one bucket. meta imports neither library: kv/boltkv is the only
+// importer of bbolt.
 //
 // # Data model
 //
@@ -35,7 +38,7 @@
 // change, not with the workspace. It stores what the store lacks of the
 // new contents and trees, with the revision's manifest (see "Packs and
 // the object index" below: usually one upload in all), and only then runs
-// one bbolt transaction that checks the head is still base (else
+// one transaction of the engine that checks the head is still base (else
 // ErrStale, nothing written), records the revision and indexes what was
 // stored. A change that leaves the tree and the cwd as they were writes
 // nothing. CommitTree commits a whole new root tree (taken from another
@@ -127,14 +130,27 @@
 // meta.db is the index that makes reads fast and commits atomic; the
 // store is the record.
 //
-// # meta.db
+// # The engine
 //
-// One bbolt file (bucket layout and version in schema.go); one exported
-// operation is one transaction, and no bbolt byte slice leaves it. Open
-// waits at most Options.LockTimeout (1 s) for the file lock and otherwise
-// names the owning process (meta.db.pid beside the file). A damaged file
-// is reported with its path and the next step (wsfs recover) and never
-// rewritten; a file from a newer wsfs is refused.
+// meta keeps its records in a kv.Engine (package kv: buckets of ordered
+// records, consistent views, and transactions that take effect only if
+// nothing they read has changed; the layout and version are in
+// schema.go). One exported operation is one transaction, and no byte
+// slice of the engine leaves it; a transaction's function may run more
+// than once (etcd's optimistic concurrency), so it starts from what it
+// reads each time. An engine may bound a transaction (etcd: 128
+// operations, 1.5 MiB): a commit whose object-index records would not fit
+// beside the revision records them first, in transactions of their own
+// (the index may name stored objects that nothing uses yet; it must never
+// name missing ones), and packs hold few enough objects that a pack's
+// record fits in a quarter of one transaction.
+//
+// Open opens meta.db, a bbolt file (kv/boltkv); it waits at most
+// Options.LockTimeout (1 s) for the file lock and otherwise names the
+// owning process (meta.db.pid beside the file). A damaged file is
+// reported with its path and the next step (wsfs recover) and never
+// rewritten; a file from a newer wsfs is refused. OpenEngine opens meta on
+// any other engine.
 //
 // # Invariants (each has a test)
 //

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/wsfs/wsfs/meta/kv"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -131,7 +131,7 @@ func TestSchema2Fixture(t *testing.T) {
 	if err != nil || !bytes.HasPrefix(raw, []byte(magicTree)) {
 		t.Fatalf("old/app's root after the upgrade: %.11q, %v", raw, err)
 	}
-	if err := db.view(func(tx *bolt.Tx) error {
+	if err := db.view(ctx, func(tx kv.Reader) error {
 		v, err := readSchema(tx)
 		if err == nil && v != SchemaVersion {
 			err = fmt.Errorf("schema %d after opening, want %d", v, SchemaVersion)

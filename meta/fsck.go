@@ -3,13 +3,14 @@ package meta
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"sync"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/wsfs/wsfs/meta/kv"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -154,7 +155,7 @@ func (db *DB) fsck(ctx context.Context, opts FsckOptions) (*FsckReport, *fsckRun
 	}
 	var all []wsRevs
 	refs := map[objects.Digest]struct{}{}
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx kv.Reader) error {
 		ws, err := db.listTx(tx)
 		if err != nil {
 			return err
@@ -162,20 +163,32 @@ func (db *DB) fsck(ctx context.Context, opts FsckOptions) (*FsckReport, *fsckRun
 		for _, w := range ws {
 			wr := wsRevs{w: w}
 			refs[w.Settings] = struct{}{}
-			if err := forEachOutput(tx, db.path, w.ID, func(o Output) { wr.outputs = append(wr.outputs, o.Digest) }); err != nil {
+			if err := forEachOutput(tx, db.where, w.ID, func(o Output) { wr.outputs = append(wr.outputs, o.Digest) }); err != nil {
 				rep.Problems = append(rep.Problems, Problem{Kind: "output", Workspace: w.Name, Detail: err.Error()})
 			}
-			for n := w.Oldest; n <= w.Head && n > 0; n++ {
-				r, err := db.getRevision(tx, &w, n)
-				if err != nil {
-					rep.Problems = append(rep.Problems, Problem{Kind: "revision", Workspace: w.Name, Rev: n, Detail: err.Error()})
-					continue
-				}
+			err := db.scanRevisions(tx, &w, w.Oldest, w.Head, false, func(r *Revision) error {
 				wr.revs = append(wr.revs, r)
+				return nil
+			})
+			if err != nil {
+				if !errors.Is(err, ErrCorruptDB) {
+					return err
+				}
+				// Read one by one, to name every revision that is missing
+				// or does not decode.
+				wr.revs = wr.revs[:0]
+				for n := w.Oldest; n <= w.Head && n > 0; n++ {
+					r, err := db.getRevision(tx, &w, n)
+					if err != nil {
+						rep.Problems = append(rep.Problems, Problem{Kind: "revision", Workspace: w.Name, Rev: n, Detail: err.Error()})
+						continue
+					}
+					wr.revs = append(wr.revs, r)
+				}
 			}
 			all = append(all, wr)
 		}
-		return tx.Bucket(bucketTombstones).ForEach(func(k, v []byte) error {
+		return tx.Scan(bucketTombstones, kv.ScanOptions{}, func(k, v []byte) error {
 			if len(v) == objects.DigestSize {
 				refs[objects.Digest(v)] = struct{}{}
 			}
@@ -318,7 +331,7 @@ func (c *fsckRun) checkStore(ctx context.Context) {
 	}
 	packs := map[objects.Digest]*packRecord{}
 	locs := map[objects.Digest]indexEntry{}
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx kv.Reader) error {
 		if err := indexForEachPack(tx, func(p *packRecord) error { packs[p.Digest] = p; return nil }); err != nil {
 			return err
 		}
@@ -428,14 +441,14 @@ func (c *fsckRun) checkPack(ctx context.Context, p *packRecord) {
 	}
 }
 
-func (db *DB) listTx(tx *bolt.Tx) ([]Workspace, error) {
+func (db *DB) listTx(tx kv.Reader) ([]Workspace, error) {
 	var out []Workspace
-	err := tx.Bucket(bucketWorkspaces).ForEach(func(k, v []byte) error {
-		w, err := getWorkspace(tx, string(k))
-		if err != nil {
-			return corruptf(db.path, "%v", err)
+	err := tx.Scan(bucketWorkspaces, kv.ScanOptions{}, func(k, v []byte) error {
+		var w Workspace
+		if err := json.Unmarshal(v, &w); err != nil {
+			return corruptf(db.where, "workspace %s: record does not decode: %v", k, err)
 		}
-		out = append(out, *w)
+		out = append(out, w)
 		return nil
 	})
 	return out, err

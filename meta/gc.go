@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/wsfs/wsfs/meta/kv"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -104,11 +104,11 @@ func (db *DB) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 	defer db.guard.endGC()
 	rep := &GCReport{DryRun: !opts.Delete}
 	if opts.Delete {
-		if err := db.pruneAll(); err != nil {
+		if err := db.pruneAll(ctx); err != nil {
 			return nil, fmt.Errorf("meta: gc: %w", err)
 		}
 	}
-	roots, err := db.retainedRoots()
+	roots, err := db.retainedRoots(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("meta: gc: %w; nothing was deleted", err)
 	}
@@ -130,7 +130,7 @@ func (db *DB) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		return rep, nil
 	}
 	for _, p := range plan.adopt {
-		if err := db.update(func(tx *bolt.Tx) error { return indexAddPack(tx, p) }); err != nil {
+		if err := db.recordPacks(ctx, []objects.PackInfo{p}); err != nil {
 			return rep, fmt.Errorf("meta: gc: indexing pack %s: %w; nothing was deleted", p.Digest.Short(), err)
 		}
 	}
@@ -217,20 +217,18 @@ func (db *DB) gcPlan(ctx context.Context, reach map[objects.Digest]struct{}, gra
 	}
 	packs := map[objects.Digest]*packRecord{}
 	locs := map[objects.Digest]indexEntry{} // of reached objects
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(ctx, func(tx kv.Reader) error {
 		if err := indexForEachPack(tx, func(p *packRecord) error { packs[p.Digest] = p; return nil }); err != nil {
 			return err
 		}
-		for d := range reach {
-			e, ok, err := indexLocate(tx, d)
-			if err != nil {
-				return err
-			}
-			if ok {
+		// One pass over the index rather than a read per reached object:
+		// on etcd a read is a round trip.
+		return indexForEach(tx, func(d objects.Digest, e indexEntry) error {
+			if _, ok := reach[d]; ok {
 				locs[d] = e
 			}
-		}
-		return nil
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -375,11 +373,11 @@ func (db *DB) deleteVictim(ctx context.Context, v gcVictim) (bool, error) {
 		ds = append(ds, e.Digest)
 	}
 	dropIndex := func() error {
-		return db.update(func(tx *bolt.Tx) error {
-			if v.pack {
-				_, err := indexDropPack(tx, v.info.Digest)
-				return err
-			}
+		if v.pack {
+			_, err := db.unindexPack(ctx, v.info.Digest)
+			return err
+		}
+		return db.update(ctx, func(tx kv.Txn) error {
 			if e, ok, err := indexLocate(tx, v.info.Digest); err != nil || !ok || e.InPack() {
 				return err
 			}
@@ -404,6 +402,21 @@ func (db *DB) deleteVictim(ctx context.Context, v gcVictim) (bool, error) {
 	return true, db.raw.Delete(ctx, v.info.Digest)
 }
 
+// splitPacks is objects.SplitPacks with packs of at most the objects this
+// database's engine can record (maxPackEntries).
+func (db *DB) splitPacks(objs []objects.PackObject) [][]objects.PackObject {
+	var out [][]objects.PackObject
+	limit := db.maxPackEntries()
+	for _, g := range objects.SplitPacks(objs) {
+		for len(g) > limit {
+			out = append(out, g[:limit])
+			g = g[limit:]
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
 // Packs GC combines: smaller than smallPack, once there are minSmallPacks.
 const (
 	smallPack     = objects.MaxPackBytes / 8
@@ -420,13 +433,13 @@ func (db *DB) repack(ctx context.Context, old []*packRecord, reach map[objects.D
 	var objs []objects.PackObject
 	var size, liveBytes int64
 	flush := func() error {
-		for _, g := range objects.SplitPacks(objs) {
+		for _, g := range db.splitPacks(objs) {
 			np, err := objects.WritePack(ctx, db.raw, g)
 			if err != nil {
 				return err
 			}
 			np.ModTime = db.now().UTC()
-			if err := db.update(func(tx *bolt.Tx) error { return indexAddPack(tx, np) }); err != nil {
+			if err := db.recordPacks(ctx, []objects.PackInfo{np}); err != nil {
 				return err
 			}
 		}
@@ -452,7 +465,7 @@ func (db *DB) repack(ctx context.Context, old []*packRecord, reach map[objects.D
 		}
 		// The live objects now (a commit may have stored some since).
 		var live []objects.PackEntry
-		err := db.view(func(tx *bolt.Tx) error {
+		err := db.view(ctx, func(tx kv.Reader) error {
 			for _, e := range p.Entries {
 				loc, ok, err := indexLocate(tx, e.Digest)
 				if err != nil {
@@ -513,40 +526,33 @@ type markRev struct {
 
 // retainedRevisions returns the revisions of w that the retention policy
 // keeps now, oldest first.
-func (db *DB) retainedRevisions(tx *bolt.Tx, w *Workspace) ([]*Revision, error) {
-	b := tx.Bucket(bucketRevisions).Bucket([]byte(w.ID))
-	if b == nil {
-		return nil, corruptf(db.path, "the revisions of %s are missing", w.Name)
-	}
+func (db *DB) retainedRevisions(tx kv.Reader, w *Workspace) ([]*Revision, error) {
 	now := db.now()
 	var out []*Revision
 	dropping := !w.Retention.KeepsAll()
-	for n := w.Oldest; n <= w.Head && n > 0; n++ {
-		r, err := db.getRevision(tx, w, n)
-		if err != nil {
-			return nil, err
-		}
-		if dropping && !w.Retention.keeps(n, w.Head, r.Time, now) {
-			continue
+	err := db.scanRevisions(tx, w, w.Oldest, w.Head, false, func(r *Revision) error {
+		if dropping && !w.Retention.keeps(r.N, w.Head, r.Time, now) {
+			return nil
 		}
 		dropping = false
 		out = append(out, r)
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
-func (db *DB) retainedRoots() (*markRoots, error) {
+func (db *DB) retainedRoots(ctx context.Context) (*markRoots, error) {
 	roots := &markRoots{}
-	err := db.view(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketWorkspaces).Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
+	err := db.view(ctx, func(tx kv.Reader) error {
+		*roots = markRoots{}
+		err := tx.Scan(bucketWorkspaces, kv.ScanOptions{}, func(k, v []byte) error {
 			var w Workspace
 			if err := json.Unmarshal(v, &w); err != nil {
-				return corruptf(db.path, "workspace record %q: %v", k, err)
+				return corruptf(db.where, "workspace record %q: %v", k, err)
 			}
 			roots.workspaces++
 			roots.objects = append(roots.objects, w.Settings)
-			err := forEachOutput(tx, db.path, w.ID, func(o Output) {
+			err := forEachOutput(tx, db.where, w.ID, func(o Output) {
 				roots.objects = append(roots.objects, o.Digest, objects.Sum(encodeOutputRef(w.ID, o.Digest)))
 			})
 			if err != nil {
@@ -562,10 +568,14 @@ func (db *DB) retainedRoots() (*markRoots, error) {
 				roots.trees = append(roots.trees, r.Root)
 				roots.revs = append(roots.revs, markRev{ws: &w, rev: r, prev: i > 0})
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		return tx.Bucket(bucketTombstones).ForEach(func(k, v []byte) error {
+		return tx.Scan(bucketTombstones, kv.ScanOptions{}, func(k, v []byte) error {
 			if len(v) != objects.DigestSize {
-				return corruptf(db.path, "tombstone record %q has %d bytes", k, len(v))
+				return corruptf(db.where, "tombstone record %q has %d bytes", k, len(v))
 			}
 			roots.objects = append(roots.objects, objects.Digest(v))
 			return nil
@@ -574,34 +584,52 @@ func (db *DB) retainedRoots() (*markRoots, error) {
 	return roots, err
 }
 
-// pruneAll applies every workspace's retention policy to the database.
-func (db *DB) pruneAll() error {
-	return db.update(func(tx *bolt.Tx) error {
-		var ws []Workspace
-		err := tx.Bucket(bucketWorkspaces).ForEach(func(k, v []byte) error {
+// errNoChange aborts a transaction that found nothing to write.
+var errNoChange = errors.New("meta: nothing to change")
+
+// pruneAll applies every workspace's retention policy to the database, one
+// workspace per transaction.
+func (db *DB) pruneAll(ctx context.Context) error {
+	var names []string
+	err := db.view(ctx, func(tx kv.Reader) error {
+		names = names[:0]
+		return tx.Scan(bucketWorkspaces, kv.ScanOptions{}, func(k, v []byte) error {
 			var w Workspace
 			if err := json.Unmarshal(v, &w); err != nil {
-				return corruptf(db.path, "workspace record %q: %v", k, err)
+				return corruptf(db.where, "workspace record %q: %v", k, err)
 			}
-			ws = append(ws, w)
+			if !w.Retention.KeepsAll() {
+				names = append(names, w.Name)
+			}
 			return nil
 		})
-		if err != nil {
-			return err
-		}
-		for i := range ws {
-			old := ws[i].Oldest
-			if err := db.pruneTx(tx, &ws[i]); err != nil {
+	})
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		err := db.update(ctx, func(tx kv.Txn) error {
+			w, err := getWorkspace(tx, name)
+			if errors.Is(err, ErrNotFound) {
+				return errNoChange
+			}
+			if err != nil {
 				return err
 			}
-			if ws[i].Oldest != old {
-				if err := putWorkspace(tx, &ws[i]); err != nil {
-					return err
-				}
+			old := w.Oldest
+			if err := db.pruneTx(tx, w); err != nil {
+				return err
 			}
+			if w.Oldest == old {
+				return errNoChange
+			}
+			return putWorkspace(tx, w)
+		})
+		if err != nil && !errors.Is(err, errNoChange) {
+			return err
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // markFrom walks every tree from roots and returns every reachable digest.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/wsfs/wsfs/meta/kv"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -70,7 +70,7 @@ func storedAt(t testing.TB, db *DB, d objects.Digest) (indexEntry, bool) {
 	t.Helper()
 	var e indexEntry
 	var ok bool
-	if err := db.view(func(tx *bolt.Tx) error {
+	if err := db.view(context.Background(), func(tx kv.Reader) error {
 		var err error
 		e, ok, err = indexLocate(tx, d)
 		return err

@@ -8,7 +8,7 @@ import (
 	"path"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/wsfs/wsfs/meta/kv"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -36,7 +36,7 @@ func (db *DB) Log(ctx context.Context, ws string, opts LogOptions) ([]Revision, 
 		limit = 50
 	}
 	var out []Revision
-	err = db.view(func(tx *bolt.Tx) error {
+	err = db.view(ctx, func(tx kv.Reader) error {
 		w, err := getWorkspace(tx, name)
 		if err != nil {
 			return err
@@ -48,14 +48,11 @@ func (db *DB) Log(ctx context.Context, ws string, opts LogOptions) ([]Revision, 
 			}
 			n = opts.Before - 1
 		}
-		for ; n >= w.Oldest && n > 0 && len(out) < limit; n-- {
-			r, err := db.getRevision(tx, w, n)
-			if err != nil {
-				return err
-			}
+		out = out[:0]
+		return db.scanRevisions(tx, w, max(w.Oldest, n+1-RevNum(min(uint64(limit), uint64(n)))), n, true, func(r *Revision) error {
 			out = append(out, *r)
-		}
-		return nil
+			return nil
+		})
 	})
 	return out, err
 }
@@ -91,7 +88,7 @@ func (db *DB) revision(ctx context.Context, ref Ref) (*Revision, error) {
 		return nil, err
 	}
 	var r *Revision
-	err = db.view(func(tx *bolt.Tx) error {
+	err = db.view(ctx, func(tx kv.Reader) error {
 		w, err := getWorkspace(tx, name)
 		if err != nil {
 			return err

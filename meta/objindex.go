@@ -7,8 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
+	"github.com/wsfs/wsfs/meta/kv"
 	"github.com/wsfs/wsfs/objects"
 )
 
@@ -49,9 +48,8 @@ import (
 // upload), and gc drops an object from the index before deleting it.
 // fsck --repair rebuilds it from the store; Recover writes it anew.
 var (
-	bucketObjIndex = []byte("objindex")
-	bucketLoc      = []byte("loc")
-	bucketPacks    = []byte("packs")
+	bucketLoc   = kv.B("objindex", "loc")
+	bucketPacks = kv.B("objindex", "packs")
 )
 
 // Object tags: the kind of an object, as packs and the index record it.
@@ -222,27 +220,11 @@ func (r *indexReader) bytes(n int) []byte {
 	return v
 }
 
-// createObjIndex creates the index's buckets (schema migration 2 to 3).
-func createObjIndex(tx *bolt.Tx) error {
-	b, err := tx.CreateBucketIfNotExists(bucketObjIndex)
-	if err != nil {
-		return err
-	}
-	if _, err := b.CreateBucketIfNotExists(bucketLoc); err != nil {
-		return err
-	}
-	_, err = b.CreateBucketIfNotExists(bucketPacks)
-	return err
-}
-
-func locBucket(tx *bolt.Tx) *bolt.Bucket  { return tx.Bucket(bucketObjIndex).Bucket(bucketLoc) }
-func packBucket(tx *bolt.Tx) *bolt.Bucket { return tx.Bucket(bucketObjIndex).Bucket(bucketPacks) }
-
 // indexLocate returns where d is stored, if the index knows.
-func indexLocate(tx *bolt.Tx, d objects.Digest) (indexEntry, bool, error) {
-	v := locBucket(tx).Get(d[:])
-	if v == nil {
-		return indexEntry{}, false, nil
+func indexLocate(tx kv.Reader, d objects.Digest) (indexEntry, bool, error) {
+	v, err := tx.Get(bucketLoc, d[:])
+	if v == nil || err != nil {
+		return indexEntry{}, false, err
 	}
 	e, err := decodeLoc(v)
 	if err != nil {
@@ -253,13 +235,13 @@ func indexLocate(tx *bolt.Tx, d objects.Digest) (indexEntry, bool, error) {
 
 // indexAddPack records a stored pack and locates every object in it
 // there, replacing what the index said about those objects.
-func indexAddPack(tx *bolt.Tx, p objects.PackInfo) error {
-	if err := packBucket(tx).Put(p.Digest[:], encodePackRecord(p)); err != nil {
+func indexAddPack(tx kv.Txn, p objects.PackInfo) error {
+	if err := tx.Put(bucketPacks, p.Digest[:], encodePackRecord(p)); err != nil {
 		return err
 	}
 	for _, e := range p.Entries {
 		loc := indexEntry{Location: objects.Location{Pack: p.Digest, Offset: e.Offset, Length: e.Length, ModTime: p.ModTime}, Tag: e.Tag}
-		if err := locBucket(tx).Put(e.Digest[:], encodeLoc(loc)); err != nil {
+		if err := tx.Put(bucketLoc, e.Digest[:], encodeLoc(loc)); err != nil {
 			return err
 		}
 	}
@@ -268,20 +250,20 @@ func indexAddPack(tx *bolt.Tx, p objects.PackInfo) error {
 
 // indexAddSingle records that d is stored as a single blob. An object the
 // index already locates in good order keeps its location.
-func indexAddSingle(tx *bolt.Tx, d objects.Digest, size int64, tag byte, modTime time.Time) error {
+func indexAddSingle(tx kv.Txn, d objects.Digest, size int64, tag byte, modTime time.Time) error {
 	if cur, ok, err := indexLocate(tx, d); err == nil && ok && !cur.Damaged {
 		return nil
 	}
 	loc := indexEntry{Location: objects.Location{Length: size, ModTime: modTime}, Tag: tag}
-	return locBucket(tx).Put(d[:], encodeLoc(loc))
+	return tx.Put(bucketLoc, d[:], encodeLoc(loc))
 }
 
 // indexForget drops d from the index.
-func indexForget(tx *bolt.Tx, d objects.Digest) error { return locBucket(tx).Delete(d[:]) }
+func indexForget(tx kv.Txn, d objects.Digest) error { return tx.Delete(bucketLoc, d[:]) }
 
 // indexMarkDamaged marks the copy of d at loc as damaged (a zero loc.Pack:
 // the single blob), unless the index has located d elsewhere since.
-func indexMarkDamaged(tx *bolt.Tx, d objects.Digest, loc objects.Location) error {
+func indexMarkDamaged(tx kv.Txn, d objects.Digest, loc objects.Location) error {
 	cur, ok, err := indexLocate(tx, d)
 	if err != nil {
 		return err
@@ -293,14 +275,14 @@ func indexMarkDamaged(tx *bolt.Tx, d objects.Digest, loc objects.Location) error
 		cur = indexEntry{Location: loc}
 	}
 	cur.Damaged = true
-	return locBucket(tx).Put(d[:], encodeLoc(cur))
+	return tx.Put(bucketLoc, d[:], encodeLoc(cur))
 }
 
 // indexPack returns the record of pack p.
-func indexPack(tx *bolt.Tx, p objects.Digest) (*packRecord, bool, error) {
-	v := packBucket(tx).Get(p[:])
-	if v == nil {
-		return nil, false, nil
+func indexPack(tx kv.Reader, p objects.Digest) (*packRecord, bool, error) {
+	v, err := tx.Get(bucketPacks, p[:])
+	if v == nil || err != nil {
+		return nil, false, err
 	}
 	r, err := decodePackRecord(p, v)
 	if err != nil {
@@ -311,7 +293,7 @@ func indexPack(tx *bolt.Tx, p objects.Digest) (*packRecord, bool, error) {
 
 // indexDropPack forgets pack p and every object the index locates in it,
 // and returns those objects.
-func indexDropPack(tx *bolt.Tx, p objects.Digest) ([]objects.Digest, error) {
+func indexDropPack(tx kv.Txn, p objects.Digest) ([]objects.Digest, error) {
 	rec, ok, err := indexPack(tx, p)
 	if err != nil || !ok {
 		return nil, err
@@ -329,12 +311,12 @@ func indexDropPack(tx *bolt.Tx, p objects.Digest) ([]objects.Digest, error) {
 			dropped = append(dropped, e.Digest)
 		}
 	}
-	return dropped, packBucket(tx).Delete(p[:])
+	return dropped, tx.Delete(bucketPacks, p[:])
 }
 
 // indexForEach calls fn for every located object.
-func indexForEach(tx *bolt.Tx, fn func(d objects.Digest, e indexEntry) error) error {
-	return locBucket(tx).ForEach(func(k, v []byte) error {
+func indexForEach(tx kv.Reader, fn func(d objects.Digest, e indexEntry) error) error {
+	return tx.Scan(bucketLoc, kv.ScanOptions{}, func(k, v []byte) error {
 		if len(k) != objects.DigestSize {
 			return fmt.Errorf("object index: a key of %d bytes", len(k))
 		}
@@ -347,8 +329,8 @@ func indexForEach(tx *bolt.Tx, fn func(d objects.Digest, e indexEntry) error) er
 }
 
 // indexForEachPack calls fn for every recorded pack.
-func indexForEachPack(tx *bolt.Tx, fn func(p *packRecord) error) error {
-	return packBucket(tx).ForEach(func(k, v []byte) error {
+func indexForEachPack(tx kv.Reader, fn func(p *packRecord) error) error {
+	return tx.Scan(bucketPacks, kv.ScanOptions{}, func(k, v []byte) error {
 		if len(k) != objects.DigestSize {
 			return fmt.Errorf("object index: a pack key of %d bytes", len(k))
 		}
@@ -372,7 +354,7 @@ func (l locator) Locate(ctx context.Context, d objects.Digest) (objects.Location
 	}
 	var e indexEntry
 	var ok bool
-	err := l.db.view(func(tx *bolt.Tx) error {
+	err := l.db.view(ctx, func(tx kv.Reader) error {
 		var err error
 		e, ok, err = indexLocate(tx, d)
 		return err
@@ -384,14 +366,14 @@ func (l locator) Record(ctx context.Context, p objects.PackInfo) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return l.db.update(func(tx *bolt.Tx) error { return indexAddPack(tx, p) })
+	return l.db.recordPacks(ctx, []objects.PackInfo{p})
 }
 
 func (l locator) Forget(ctx context.Context, d objects.Digest) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return l.db.update(func(tx *bolt.Tx) error { return indexForget(tx, d) })
+	return l.db.update(ctx, func(tx kv.Txn) error { return indexForget(tx, d) })
 }
 
 // Damaged marks the copy, so that the next write of d stores a good one.
@@ -402,7 +384,7 @@ func (l locator) Damaged(ctx context.Context, d objects.Digest, loc objects.Loca
 	}
 	l.db.log.Warn("meta: a stored object does not match its digest; the next write of the same content stores a good copy",
 		"digest", d.String(), "pack", packName(loc.Pack))
-	return l.db.update(func(tx *bolt.Tx) error { return indexMarkDamaged(tx, d, loc) })
+	return l.db.update(ctx, func(tx kv.Txn) error { return indexMarkDamaged(tx, d, loc) })
 }
 
 func (l locator) ForEach(ctx context.Context, fn func(objects.Digest, objects.Location) error) error {
@@ -411,7 +393,7 @@ func (l locator) ForEach(ctx context.Context, fn func(objects.Digest, objects.Lo
 		loc objects.Location
 	}
 	var all []item
-	err := l.db.view(func(tx *bolt.Tx) error {
+	err := l.db.view(ctx, func(tx kv.Reader) error {
 		return indexForEach(tx, func(d objects.Digest, e indexEntry) error {
 			all = append(all, item{d, e.Location})
 			return nil
@@ -436,9 +418,10 @@ func (l locator) IsPack(ctx context.Context, p objects.Digest) (bool, error) {
 		return false, err
 	}
 	var ok bool
-	err := l.db.view(func(tx *bolt.Tx) error {
-		ok = packBucket(tx).Get(p[:]) != nil
-		return nil
+	err := l.db.view(ctx, func(tx kv.Reader) error {
+		v, err := tx.Get(bucketPacks, p[:])
+		ok = v != nil
+		return err
 	})
 	return ok, err
 }
@@ -449,4 +432,127 @@ func packName(p objects.Digest) string {
 		return ""
 	}
 	return p.Short()
+}
+
+// Sizes for planning index writes against an engine's limits: a location
+// record's largest encoding, and what an engine adds to every write (its
+// key prefix and framing).
+const (
+	locRecordMax       = 3 + 3*binary.MaxVarintLen64 + objects.DigestSize
+	indexWriteOverhead = 64
+)
+
+// maxPackEntries is the most objects a pack of this database holds: as
+// many as a pack may (objects.MaxPackEntries), and few enough that its
+// record fits in a quarter of one transaction of the engine.
+func (db *DB) maxPackEntries() int {
+	n := objects.MaxPackEntries
+	if b := db.eng.Limits().Bytes; b > 0 {
+		n = min(n, b/4/(objects.DigestSize+1+binary.MaxVarintLen64))
+	}
+	return max(n, 1)
+}
+
+// recordPacks records stored packs in the object index (indexInChunks).
+func (db *DB) recordPacks(ctx context.Context, packs []objects.PackInfo) error {
+	return db.indexInChunks(ctx, packs, nil)
+}
+
+// indexInChunks records stored packs and single blobs in the object index,
+// in one transaction when the engine's limits allow and otherwise in
+// several, each pack's record before the locations of its objects. Every
+// transaction names only stored objects, so a cut between two of them
+// leaves the index missing objects, which it may.
+func (db *DB) indexInChunks(ctx context.Context, packs []objects.PackInfo, singles []singleRecord) error {
+	type write struct {
+		fn    func(tx kv.Txn) error
+		bytes int
+	}
+	var ws []write
+	for _, p := range packs {
+		rec := encodePackRecord(p)
+		ws = append(ws, write{func(tx kv.Txn) error { return tx.Put(bucketPacks, p.Digest[:], rec) }, indexWriteOverhead + objects.DigestSize + len(rec)})
+		for _, e := range p.Entries {
+			loc := encodeLoc(indexEntry{Location: objects.Location{Pack: p.Digest, Offset: e.Offset, Length: e.Length, ModTime: p.ModTime}, Tag: e.Tag})
+			ws = append(ws, write{func(tx kv.Txn) error { return tx.Put(bucketLoc, e.Digest[:], loc) }, indexWriteOverhead + objects.DigestSize + len(loc)})
+		}
+	}
+	for _, s := range singles {
+		ws = append(ws, write{func(tx kv.Txn) error { return indexAddSingle(tx, s.d, s.size, s.tag, s.modTime) }, indexWriteOverhead + objects.DigestSize + locRecordMax})
+	}
+	lim := db.eng.Limits()
+	for len(ws) > 0 {
+		n, size := 0, 0
+		for n < len(ws) && (n == 0 || lim.Fits(n+1, size+ws[n].bytes)) {
+			size += ws[n].bytes
+			n++
+		}
+		chunk := ws[:n]
+		ws = ws[n:]
+		err := db.update(ctx, func(tx kv.Txn) error {
+			for _, w := range chunk {
+				if err := w.fn(tx); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unindexPack forgets pack p and every object the index locates in it, in
+// as many transactions as the engine's limits ask (the locations first,
+// the pack's record last), and returns those objects.
+func (db *DB) unindexPack(ctx context.Context, p objects.Digest) ([]objects.Digest, error) {
+	var rec *packRecord
+	err := db.view(ctx, func(tx kv.Reader) error {
+		var err error
+		rec, _, err = indexPack(tx, p)
+		return err
+	})
+	if err != nil || rec == nil {
+		return nil, err
+	}
+	lim := db.eng.Limits()
+	if lim.Ops == 0 || len(rec.Entries) < lim.Ops/2 {
+		var dropped []objects.Digest
+		err := db.update(ctx, func(tx kv.Txn) error {
+			var err error
+			dropped, err = indexDropPack(tx, p)
+			return err
+		})
+		return dropped, err
+	}
+	step := max(1, lim.Ops/2)
+	var dropped []objects.Digest
+	for i := 0; i < len(rec.Entries); i += step {
+		part := rec.Entries[i:min(i+step, len(rec.Entries))]
+		var got []objects.Digest
+		err := db.update(ctx, func(tx kv.Txn) error {
+			got = got[:0]
+			for _, e := range part {
+				cur, ok, err := indexLocate(tx, e.Digest)
+				if err != nil {
+					return err
+				}
+				if ok && cur.Pack == p {
+					if err := indexForget(tx, e.Digest); err != nil {
+						return err
+					}
+					got = append(got, e.Digest)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		dropped = append(dropped, got...)
+	}
+	err = db.update(ctx, func(tx kv.Txn) error { return tx.Delete(bucketPacks, p[:]) })
+	return dropped, err
 }

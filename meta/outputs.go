@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/wsfs/wsfs/meta/kv"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -55,7 +55,7 @@ func (db *DB) PutOutput(ctx context.Context, ws string, content []byte) (objects
 	if err := u.run(ctx); err != nil {
 		return d, fmt.Errorf("meta: store output of %s: %w", name, err)
 	}
-	if err := u.commit(); err != nil {
+	if err := u.commit(ctx); err != nil {
 		return d, fmt.Errorf("meta: store output of %s: %w", name, err)
 	}
 	return d, nil
@@ -91,7 +91,7 @@ func (db *DB) RecordOutput(ctx context.Context, ws string, o Output) error {
 	if err := u.run(ctx); err != nil {
 		return fmt.Errorf("meta: record output of %s: %w", name, err)
 	}
-	err = db.update(func(tx *bolt.Tx) error {
+	err = db.update(ctx, func(tx kv.Txn) error {
 		w, err := getWorkspace(tx, name)
 		if err != nil {
 			return err
@@ -102,42 +102,35 @@ func (db *DB) RecordOutput(ctx context.Context, ws string, o Output) error {
 		return putOutputRecord(tx, w.ID, rec)
 	})
 	if err != nil {
-		u.discard(ctx, "a failed output record of "+name)
+		u.discardAfter(ctx, err, "a failed output record of "+name)
 		return fmt.Errorf("meta: record output of %s: %w", name, err)
 	}
 	return nil
 }
 
 // putOutputRecord adds an output record to workspace incarnation id and
-// drops the oldest beyond MaxOutputsKept.
-func putOutputRecord(tx *bolt.Tx, id string, rec []byte) error {
-	b, err := tx.Bucket(bucketOutputs).CreateBucketIfNotExists([]byte(id))
+// drops the oldest beyond MaxOutputsKept. Keys are sequence numbers, one
+// more than the last.
+func putOutputRecord(tx kv.Txn, id string, rec []byte) error {
+	var seq uint64
+	err := tx.Scan(outBucket(id), kv.ScanOptions{Reverse: true, Limit: 1}, func(k, _ []byte) error {
+		if len(k) != 8 {
+			return fmt.Errorf("output record key %x of workspace %s: want 8 bytes", k, id)
+		}
+		seq = binary.BigEndian.Uint64(k)
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	seq, err := b.NextSequence()
-	if err != nil {
-		return err
-	}
-	if err := b.Put(u64(seq), rec); err != nil {
+	seq++
+	if err := tx.Put(outBucket(id), u64(seq), rec); err != nil {
 		return err
 	}
 	if seq <= MaxOutputsKept {
 		return nil
 	}
-	// Keys are sequence numbers, so the oldest come first. Deleting
-	// under a bbolt cursor can skip keys: collect them first.
-	var old [][]byte
-	c := b.Cursor()
-	for k, _ := c.First(); k != nil && binary.BigEndian.Uint64(k) <= seq-MaxOutputsKept; k, _ = c.Next() {
-		old = append(old, append([]byte(nil), k...))
-	}
-	for _, k := range old {
-		if err := b.Delete(k); err != nil {
-			return err
-		}
-	}
-	return nil
+	return tx.DeleteRange(outBucket(id), nil, u64(seq-MaxOutputsKept+1))
 }
 
 // Outputs lists the referenced outputs of workspace ws, oldest first.
@@ -150,24 +143,20 @@ func (db *DB) Outputs(ctx context.Context, ws string) ([]Output, error) {
 		return nil, err
 	}
 	var out []Output
-	err = db.view(func(tx *bolt.Tx) error {
+	err = db.view(ctx, func(tx kv.Reader) error {
 		w, err := getWorkspace(tx, name)
 		if err != nil {
 			return err
 		}
-		return forEachOutput(tx, db.path, w.ID, func(o Output) { out = append(out, o) })
+		return forEachOutput(tx, db.where, w.ID, func(o Output) { out = append(out, o) })
 	})
 	return out, err
 }
 
 // forEachOutput calls fn for each output recorded under a workspace
 // incarnation, oldest first.
-func forEachOutput(tx *bolt.Tx, path, id string, fn func(Output)) error {
-	b := tx.Bucket(bucketOutputs).Bucket([]byte(id))
-	if b == nil {
-		return nil
-	}
-	return b.ForEach(func(k, v []byte) error {
+func forEachOutput(tx kv.Reader, path, id string, fn func(Output)) error {
+	return tx.Scan(outBucket(id), kv.ScanOptions{}, func(k, v []byte) error {
 		var o Output
 		if err := json.Unmarshal(v, &o); err != nil || len(k) != 8 {
 			return corruptf(path, "output record %x of workspace %s does not decode: %v", k, id, err)
@@ -178,9 +167,6 @@ func forEachOutput(tx *bolt.Tx, path, id string, fn func(Output)) error {
 }
 
 // dropOutputs forgets the outputs of a deleted workspace incarnation.
-func dropOutputs(tx *bolt.Tx, id string) error {
-	if tx.Bucket(bucketOutputs).Bucket([]byte(id)) == nil {
-		return nil
-	}
-	return tx.Bucket(bucketOutputs).DeleteBucket([]byte(id))
+func dropOutputs(tx kv.Txn, id string) error {
+	return tx.DeleteRange(outBucket(id), nil, nil)
 }

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/wsfs/wsfs/meta/kv"
+	"github.com/wsfs/wsfs/meta/kv/boltkv"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -65,9 +66,11 @@ func TestOutputsKeptByGCAndFsck(t *testing.T) {
 		t.Fatal("Outputs of a deleted workspace succeeded")
 	}
 	var left int
-	db.view(func(tx *bolt.Tx) error { left = tx.Bucket(bucketOutputs).Stats().BucketN; return nil })
-	if left != 1 { // the top-level bucket itself
-		t.Fatalf("%d output buckets left after delete", left-1)
+	db.view(ctx, func(tx kv.Reader) error {
+		return tx.Scan(outBucket(w.ID), kv.ScanOptions{}, func(k, v []byte) error { left++; return nil })
+	})
+	if left != 0 {
+		t.Fatalf("%d output records left after delete", left)
 	}
 }
 
@@ -107,17 +110,17 @@ func TestSchemaOneMigrates(t *testing.T) {
 	mustCreate(t, db, "acme/old")
 	db.Close()
 	// Make it a version 1 file: no outputs bucket.
-	bdb, err := bolt.Open(path, 0o600, nil)
+	eng, err := boltkv.Open(path, boltkv.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bdb.Update(func(tx *bolt.Tx) error {
-		if err := tx.DeleteBucket(bucketOutputs); err != nil {
+	eng.Update(ctx, func(tx kv.Txn) error {
+		if err := tx.DeleteRange(kv.B("outputs"), nil, nil); err != nil {
 			return err
 		}
-		return tx.Bucket(bucketMeta).Put(keySchema, u64(1))
+		return tx.Put(bucketMeta, keySchema, u64(1))
 	})
-	bdb.Close()
+	eng.Close()
 	if _, err := Open(ctx, path, store, Options{ReadOnly: true}); err == nil {
 		t.Fatal("a read-only open of a version 1 file succeeded without the upgrade")
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/wsfs/wsfs/meta/kv"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -409,7 +409,7 @@ func TestGCKeepsUnindexedPack(t *testing.T) {
 	w := mustCreate(t, db, "acme/a")
 	r := mustCommit(t, db, w.Name, 1, PutBytes("x", []byte("x"), 0, t0))
 	loc, _ := storedAt(t, db, objects.Sum([]byte("x")))
-	if err := db.update(func(tx *bolt.Tx) error { _, err := indexDropPack(tx, loc.Pack); return err }); err != nil {
+	if err := db.update(ctx, func(tx kv.Txn) error { _, err := indexDropPack(tx, loc.Pack); return err }); err != nil {
 		t.Fatal(err)
 	}
 	clock = clock.Add(2 * time.Hour)

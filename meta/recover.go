@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/wsfs/wsfs/meta/kv"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -269,7 +269,8 @@ func Recover(ctx context.Context, path string, store objects.Store, opts Recover
 		}
 		all = append(all, rebuilt{w, revs})
 	}
-	err = db.update(func(tx *bolt.Tx) error {
+	err = db.update(ctx, func(tx kv.Txn) error {
+		rep.Workspaces, rep.Revisions, rep.Outputs = nil, 0, 0
 		for _, rb := range all {
 			w, revs, name := rb.w, rb.revs, rb.w.Name
 			if err := putWorkspace(tx, w); err != nil {
@@ -295,7 +296,7 @@ func Recover(ctx context.Context, path string, store objects.Store, opts Recover
 			rep.Outputs += n
 		}
 		for id, d := range tombstones {
-			if err := tx.Bucket(bucketTombstones).Put([]byte(id), d[:]); err != nil {
+			if err := tx.Put(bucketTombstones, []byte(id), d[:]); err != nil {
 				return err
 			}
 		}
@@ -317,7 +318,7 @@ func Recover(ctx context.Context, path string, store objects.Store, opts Recover
 // recoverOutputs references again the kept outputs of a workspace
 // incarnation whose output blobs are stored, newest MaxOutputsKept, oldest
 // first.
-func recoverOutputs(tx *bolt.Tx, id string, outs []Output, stored map[objects.Digest]bool) (int, error) {
+func recoverOutputs(tx kv.Txn, id string, outs []Output, stored map[objects.Digest]bool) (int, error) {
 	sort.SliceStable(outs, func(i, j int) bool { return outs[i].Time.Before(outs[j].Time) })
 	seen := map[objects.Digest]bool{}
 	var keep []Output
@@ -346,7 +347,7 @@ func recoverOutputs(tx *bolt.Tx, id string, outs []Output, stored map[objects.Di
 // (oldest first, so that an object in several is located in the newest),
 // every single blob (where no pack holds the object), and the objects
 // found damaged in packs, marked.
-func recoverIndex(tx *bolt.Tx, packs []objects.PackInfo, singles []singleRecord, damaged []objects.Digest) error {
+func recoverIndex(tx kv.Txn, packs []objects.PackInfo, singles []singleRecord, damaged []objects.Digest) error {
 	sort.SliceStable(packs, func(i, j int) bool { return packs[i].ModTime.Before(packs[j].ModTime) })
 	bad := map[objects.Digest]objects.Location{}
 	for _, p := range packs {
@@ -366,7 +367,7 @@ func recoverIndex(tx *bolt.Tx, packs []objects.PackInfo, singles []singleRecord,
 		for _, e := range p.Entries {
 			if loc, isBad := bad[e.Digest]; isBad && loc.Pack != p.Digest {
 				l := indexEntry{Location: objects.Location{Pack: p.Digest, Offset: e.Offset, Length: e.Length, ModTime: p.ModTime}, Tag: e.Tag}
-				if err := locBucket(tx).Put(e.Digest[:], encodeLoc(l)); err != nil {
+				if err := tx.Put(bucketLoc, e.Digest[:], encodeLoc(l)); err != nil {
 					return err
 				}
 				delete(bad, e.Digest)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sort"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/wsfs/wsfs/meta/kv"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -62,7 +62,8 @@ func (db *DB) RebuildIndex(ctx context.Context) (*IndexRebuild, error) {
 		rep.Singles++
 		singles = append(singles, singleRecord{d: info.Digest, size: info.Size, tag: kindTag(kinds[i]), modTime: info.ModTime})
 	}
-	err = db.update(func(tx *bolt.Tx) error {
+	err = db.update(ctx, func(tx kv.Txn) error {
+		*rep = IndexRebuild{Packs: rep.Packs, Singles: rep.Singles}
 		old := map[objects.Digest]indexEntry{}
 		if err := indexForEach(tx, func(d objects.Digest, e indexEntry) error {
 			old[d] = e
@@ -70,10 +71,10 @@ func (db *DB) RebuildIndex(ctx context.Context) (*IndexRebuild, error) {
 		}); err != nil {
 			return err
 		}
-		if err := tx.DeleteBucket(bucketObjIndex); err != nil {
+		if err := tx.DeleteRange(bucketLoc, nil, nil); err != nil {
 			return err
 		}
-		if err := createObjIndex(tx); err != nil {
+		if err := tx.DeleteRange(bucketPacks, nil, nil); err != nil {
 			return err
 		}
 		if err := recoverIndex(tx, packs, singles, nil); err != nil {
@@ -89,7 +90,7 @@ func (db *DB) RebuildIndex(ctx context.Context) (*IndexRebuild, error) {
 				rep.Moved++
 			case was.Damaged:
 				e.Damaged = true
-				return locBucket(tx).Put(d[:], encodeLoc(e))
+				return tx.Put(bucketLoc, d[:], encodeLoc(e))
 			}
 			delete(old, d)
 			return nil
@@ -161,7 +162,7 @@ func (db *DB) repair(ctx context.Context, c *fsckRun, sources []objects.Store, t
 			u.add(pendingObject{d: rd, tag: tagOutputRef, size: int64(len(ref)), data: ref, what: "an output's reference"})
 			err := u.run(ctx)
 			if err == nil {
-				err = u.commit()
+				err = u.commit(ctx)
 			}
 			u.release()
 			if err != nil {
@@ -193,7 +194,7 @@ func (db *DB) copyFrom(ctx context.Context, s objects.Store, d objects.Digest) (
 // heal stores the good bytes b of object d again, replacing the copy the
 // index locates (marked damaged first, so the upload does not trust it).
 func (db *DB) heal(ctx context.Context, d objects.Digest, tag byte, b []byte) error {
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx kv.Txn) error {
 		e, ok, err := indexLocate(tx, d)
 		if err != nil || !ok {
 			return err
@@ -209,7 +210,7 @@ func (db *DB) heal(ctx context.Context, d objects.Digest, tag byte, b []byte) er
 	if err := u.run(ctx); err != nil {
 		return err
 	}
-	return u.commit()
+	return u.commit(ctx)
 }
 
 // readOnlyLocator locates objects for reads from another store and

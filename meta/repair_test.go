@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/wsfs/wsfs/meta/kv"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -26,12 +26,7 @@ func TestFsckRepairRebuildsIndex(t *testing.T) {
 	big := bytes.Repeat([]byte("big "), objects.PackThreshold/4+1)
 	r := mustCommit(t, db, w.Name, 1, PutBytes("d/a", []byte("a"), 0, t0), PutBytes("big", big, 0, t0))
 	r = mustCommit(t, db, w.Name, r.N, PutBytes("d/b", []byte("b"), 0, t0))
-	if err := db.update(func(tx *bolt.Tx) error {
-		if err := tx.DeleteBucket(bucketObjIndex); err != nil {
-			return err
-		}
-		return createObjIndex(tx)
-	}); err != nil {
+	if err := db.update(ctx, func(tx kv.Txn) error { return tx.DeleteRange(kv.B("objindex"), nil, nil) }); err != nil {
 		t.Fatal(err)
 	}
 	db.trees = newTreeCache(16)

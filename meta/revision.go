@@ -1,13 +1,15 @@
 package meta
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/wsfs/wsfs/meta/kv"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -97,11 +99,7 @@ func decodeManifest(b []byte) (*Revision, error) {
 // database (see Revision.ChangesOmitted).
 const MaxInlineChanges = 100
 
-func putRevision(tx *bolt.Tx, ws *Workspace, r *Revision) error {
-	b, err := tx.Bucket(bucketRevisions).CreateBucketIfNotExists([]byte(ws.ID))
-	if err != nil {
-		return err
-	}
+func putRevision(tx kv.Txn, ws *Workspace, r *Revision) error {
 	rec := revisionRecord{Manifest: r.Manifest, Revision: *r}
 	if n := len(rec.Revision.Changes); n > MaxInlineChanges {
 		rec.Revision.Changes = rec.Revision.Changes[:MaxInlineChanges]
@@ -111,11 +109,11 @@ func putRevision(tx *bolt.Tx, ws *Workspace, r *Revision) error {
 	if err != nil {
 		return err
 	}
-	return b.Put(revKey(r.N), v)
+	return tx.Put(revBucket(ws.ID), revKey(r.N), v)
 }
 
 // getRevision reads revision n of ws; the returned value owns its memory.
-func (db *DB) getRevision(tx *bolt.Tx, ws *Workspace, n RevNum) (*Revision, error) {
+func (db *DB) getRevision(tx kv.Reader, ws *Workspace, n RevNum) (*Revision, error) {
 	if n == 0 {
 		n = ws.Head
 	}
@@ -125,17 +123,16 @@ func (db *DB) getRevision(tx *bolt.Tx, ws *Workspace, n RevNum) (*Revision, erro
 	if n < ws.Oldest {
 		return nil, fmt.Errorf("meta: %s@%d: %w: revision %d was dropped by the retention policy (the oldest kept is %d)", ws.Name, n, ErrNotFound, n, ws.Oldest)
 	}
-	b := tx.Bucket(bucketRevisions).Bucket([]byte(ws.ID))
-	var v []byte
-	if b != nil {
-		v = b.Get(revKey(n))
+	v, err := tx.Get(revBucket(ws.ID), revKey(n))
+	if err != nil {
+		return nil, err
 	}
 	if v == nil {
-		return nil, corruptf(db.path, "revision %d of %s is missing", n, ws.Name)
+		return nil, corruptf(db.where, "revision %d of %s is missing", n, ws.Name)
 	}
 	var rec revisionRecord
 	if err := json.Unmarshal(v, &rec); err != nil {
-		return nil, corruptf(db.path, "revision %d of %s: %v", n, ws.Name, err)
+		return nil, corruptf(db.where, "revision %d of %s: %v", n, ws.Name, err)
 	}
 	rec.Revision.Manifest = rec.Manifest
 	return &rec.Revision, nil
@@ -170,4 +167,52 @@ func ParseRef(s string) (Ref, error) {
 		return Ref{}, fmt.Errorf("meta: revision %q: %w: want a revision number from 1 (as in %s@3)", s, ErrInvalid, ws)
 	}
 	return Ref{Workspace: ws, Rev: RevNum(n)}, nil
+}
+
+// scanRevisions calls fn for the revisions from through to of w, in
+// order (newest first if reverse), in one scan (one round trip per page on
+// etcd rather than one per revision). A revision missing in between is
+// damage; fn returning kv.ErrStop ends the scan without error.
+func (db *DB) scanRevisions(tx kv.Reader, w *Workspace, from, to RevNum, reverse bool, fn func(*Revision) error) error {
+	if from == 0 {
+		from = 1
+	}
+	if from > to {
+		return nil
+	}
+	next, stopped := from, false
+	if reverse {
+		next = to
+	}
+	err := tx.Scan(revBucket(w.ID), kv.ScanOptions{From: revKey(from), To: revKey(to + 1), Reverse: reverse}, func(k, v []byte) error {
+		if len(k) != 8 {
+			return corruptf(db.where, "a revision key of %s has %d bytes", w.Name, len(k))
+		}
+		n := RevNum(binary.BigEndian.Uint64(k))
+		if n != next {
+			return corruptf(db.where, "revision %d of %s is missing", next, w.Name)
+		}
+		var rec revisionRecord
+		if err := json.Unmarshal(v, &rec); err != nil {
+			return corruptf(db.where, "revision %d of %s: %v", n, w.Name, err)
+		}
+		rec.Revision.Manifest = rec.Manifest
+		if reverse {
+			next--
+		} else {
+			next++
+		}
+		err := fn(&rec.Revision)
+		if errors.Is(err, kv.ErrStop) {
+			stopped = true
+		}
+		return err
+	})
+	if errors.Is(err, kv.ErrStop) {
+		return nil
+	}
+	if err == nil && !stopped && (!reverse && next != to+1 || reverse && next != from-1) {
+		return corruptf(db.where, "revision %d of %s is missing", next, w.Name)
+	}
+	return err
 }

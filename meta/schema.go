@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/wsfs/wsfs/meta/kv"
 )
 
 // SchemaVersion is the layout version of meta.db written by this wsfs.
@@ -31,28 +31,31 @@ const SchemaVersion = 4
 //	objindex/                   (version 4) where every object is stored
 //	    loc/    digest -> location; packs/  pack digest -> its index
 //	                            (objindex.go)
+//
+// The layout is the same on every engine (kv.Bucket paths: nested buckets
+// in bbolt, key prefixes in etcd); buckets exist while they hold records.
 var (
-	bucketMeta       = []byte("meta")
-	bucketWorkspaces = []byte("workspaces")
-	bucketRevisions  = []byte("revisions")
-	bucketTombstones = []byte("tombstones")
-	bucketOutputs    = []byte("outputs")
+	bucketMeta       = kv.B("meta")
+	bucketWorkspaces = kv.B("workspaces")
+	bucketTombstones = kv.B("tombstones")
 
 	keySchema  = []byte("schema")
 	keyCreated = []byte("created")
 )
 
-var allBuckets = [][]byte{bucketMeta, bucketWorkspaces, bucketRevisions, bucketTombstones, bucketOutputs, bucketObjIndex}
+// revBucket is the bucket of the revisions of workspace incarnation id.
+func revBucket(id string) kv.Bucket { return kv.B("revisions", id) }
+
+// outBucket is the bucket of the kept outputs of workspace incarnation id.
+func outBucket(id string) kv.Bucket { return kv.B("outputs", id) }
 
 // migrations[v] upgrades a database from schema version v to v+1 inside the
 // transaction that Open runs; Open then writes the new version.
-var migrations = map[uint64]func(tx *bolt.Tx) error{
+var migrations = map[uint64]func(tx kv.Txn) error{
 	// Version 2 keeps commands' outputs referenced, so that gc and fsck
-	// see them as live rather than orphans.
-	1: func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists(bucketOutputs)
-		return err
-	},
+	// see them as live rather than orphans (a bucket "outputs", made by
+	// the first output recorded).
+	1: func(tx kv.Txn) error { return nil },
 	// Version 3 may name trees of format 2 (wsfs-tree2: owners, link
 	// groups, special files, extended attributes), which an older wsfs
 	// cannot read: the bump keeps it from opening this database. The
@@ -60,11 +63,11 @@ var migrations = map[uint64]func(tx *bolt.Tx) error{
 	// still written for a directory that needs nothing newer), so nothing
 	// is rewritten: an entry of a format 1 tree has no recorded owner,
 	// which the mount shows as its own user's, as before.
-	2: func(tx *bolt.Tx) error { return nil },
+	2: func(tx kv.Txn) error { return nil },
 	// Version 4 adds the object index (objindex.go), empty: the objects
 	// stored before it are single blobs, read as before and indexed as
 	// commits meet them.
-	3: createObjIndex,
+	3: func(tx kv.Txn) error { return nil },
 }
 
 func revKey(n RevNum) []byte {
@@ -81,12 +84,11 @@ func u64(v uint64) []byte {
 
 // readSchema returns the schema version stored in tx, or 0 for a database
 // that has never been initialised.
-func readSchema(tx *bolt.Tx) (uint64, error) {
-	b := tx.Bucket(bucketMeta)
-	if b == nil {
-		return 0, nil
+func readSchema(tx kv.Reader) (uint64, error) {
+	v, err := tx.Get(bucketMeta, keySchema)
+	if v == nil || err != nil {
+		return 0, err
 	}
-	v := b.Get(keySchema)
 	if len(v) != 8 {
 		return 0, fmt.Errorf("schema version record has %d bytes, want 8", len(v))
 	}

@@ -674,7 +674,7 @@ func (db *DB) writeTree(ctx context.Context, t *Tree, b *Batch) (objects.Digest,
 	if err := u.run(ctx); err != nil {
 		return d, fmt.Errorf("meta: write tree: %w", err)
 	}
-	if err := u.commit(); err != nil {
+	if err := u.commit(ctx); err != nil {
 		return d, fmt.Errorf("meta: write tree: %w", err)
 	}
 	db.trees.add(d, t)

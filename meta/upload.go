@@ -3,15 +3,16 @@ package meta
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/wsfs/wsfs/meta/kv"
 	"github.com/wsfs/wsfs/objects"
 )
 
@@ -33,7 +34,12 @@ import (
 // The caller then records the upload in the object index in the same
 // transaction that commits what uses it (record), deletes its packs if
 // that transaction fails (discard), and releases the gc protection of its
-// objects once the transaction is over (release).
+// objects once the transaction is over (release). When recording it there
+// would take that transaction past the engine's limits (etcd's, for a
+// large commit), fitOrAhead records it first, in transactions of its own:
+// the index then names objects that are stored but that no revision uses
+// yet, which it may (gc's guard and grace period keep them), and discard
+// takes them out of the index before it deletes a pack.
 type upload struct {
 	db      *DB
 	objs    []*pendingObject
@@ -43,6 +49,7 @@ type upload struct {
 	mu      sync.Mutex
 	packs   []objects.PackInfo
 	singles []singleRecord
+	ahead   bool // recorded ahead of the caller's transaction
 }
 
 // pendingObject is one object an operation needs stored.
@@ -105,11 +112,14 @@ func (u *upload) run(ctx context.Context) error {
 	}
 	locs := make([]indexEntry, len(u.objs))
 	found := make([]bool, len(u.objs))
-	err := u.db.view(func(tx *bolt.Tx) error {
+	err := u.db.view(ctx, func(tx kv.Reader) error {
 		for i, o := range u.objs {
 			var err error
 			if locs[i], found[i], err = indexLocate(tx, o.d); err != nil {
-				return corruptf(u.db.path, "%v", err)
+				if errors.Is(err, kv.ErrUnavailable) {
+					return err
+				}
+				return corruptf(u.db.where, "%v", err)
 			}
 		}
 		return nil
@@ -168,7 +178,7 @@ func (u *upload) run(ctx context.Context) error {
 			g.Go(func() error { return err })
 			break
 		}
-		if len(cur) > 0 && (curSize+int64(len(data)) > objects.MaxPackBytes || len(cur) >= objects.MaxPackEntries) {
+		if len(cur) > 0 && (curSize+int64(len(data)) > objects.MaxPackBytes || len(cur)+len(last) >= u.db.maxPackEntries()) {
 			full := cur
 			g.Go(func() error { return u.putPack(gctx, full) })
 			cur, curSize = nil, 0
@@ -332,8 +342,12 @@ func (u *upload) putPack(ctx context.Context, objs []objects.PackObject) error {
 	return nil
 }
 
-// record indexes what the upload stored, in the caller's transaction.
-func (u *upload) record(tx *bolt.Tx) error {
+// record indexes what the upload stored, in the caller's transaction
+// (nothing if fitOrAhead recorded it already).
+func (u *upload) record(tx kv.Txn) error {
+	if u.ahead {
+		return nil
+	}
 	for _, p := range u.packs {
 		if err := indexAddPack(tx, p); err != nil {
 			return err
@@ -347,10 +361,53 @@ func (u *upload) record(tx *bolt.Tx) error {
 	return nil
 }
 
-// commit records the upload in a transaction of its own, for objects that
-// an operation stores ahead of the transaction that uses them (WriteTree).
-func (u *upload) commit() error {
-	return u.db.update(u.record)
+// commit records the upload in a transaction of its own (more than one if
+// the engine's limits ask), for objects that an operation stores ahead of
+// the transaction that uses them (WriteTree).
+func (u *upload) commit(ctx context.Context) error {
+	return u.db.indexInChunks(ctx, u.packs, u.singles)
+}
+
+// fitOrAhead records the upload ahead of the caller's transaction when
+// recording it there, beside writes of its own of about otherBytes, would
+// take that transaction past the engine's limits.
+func (u *upload) fitOrAhead(ctx context.Context, otherBytes int) error {
+	lim := u.db.eng.Limits()
+	ops, size := u.recordSize()
+	// Half the operations: the transaction also reads what it writes.
+	if lim.Fits(2*(ops+8), size+otherBytes) {
+		return nil
+	}
+	if err := u.commit(ctx); err != nil {
+		return err
+	}
+	u.ahead = true
+	return nil
+}
+
+// recordSize returns how many writes record makes, and about how many
+// bytes they hold.
+func (u *upload) recordSize() (ops, size int) {
+	for _, p := range u.packs {
+		ops += 1 + len(p.Entries)
+		size += indexWriteOverhead + objects.DigestSize + 8 + len(p.Entries)*(objects.DigestSize+1+binary.MaxVarintLen64)
+		size += len(p.Entries) * (indexWriteOverhead + objects.DigestSize + locRecordMax)
+	}
+	ops += len(u.singles)
+	size += len(u.singles) * (indexWriteOverhead + objects.DigestSize + locRecordMax)
+	return ops, size
+}
+
+// discardAfter is discard after the caller's transaction failed with err,
+// unless err leaves it unknown whether the transaction was applied (then
+// what it names must stay).
+func (u *upload) discardAfter(ctx context.Context, err error, what string) {
+	if errors.Is(err, kv.ErrUncertain) {
+		u.db.log.Warn("meta: the engine failed after "+what+" was sent; its objects stay in the store", "err", err)
+		u.packs = nil
+		return
+	}
+	u.discard(ctx, what)
 }
 
 // discard deletes the packs of an upload whose transaction failed: nothing
@@ -358,6 +415,19 @@ func (u *upload) commit() error {
 // bring back an operation that never happened. Single blobs stay (another
 // operation may be storing the same content); gc collects them.
 func (u *upload) discard(ctx context.Context, what string) {
+	if u.ahead {
+		// The index names these packs' objects: take them out first, and
+		// keep the packs if that fails (the index must never name a
+		// deleted object; gc collects them later).
+		ctx := context.WithoutCancel(ctx)
+		for _, p := range u.packs {
+			if _, err := u.db.unindexPack(ctx, p.Digest); err != nil {
+				u.db.log.Warn("meta: could not take the packs of "+what+" out of the object index; gc will collect them", "pack", p.Digest.String(), "err", err)
+				u.packs = nil
+				return
+			}
+		}
+	}
 	for _, p := range u.packs {
 		if err := u.db.raw.Delete(context.WithoutCancel(ctx), p.Digest); err != nil {
 			u.db.log.Warn("meta: could not remove a pack of "+what, "pack", p.Digest.String(), "err", err)

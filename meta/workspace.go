@@ -3,6 +3,7 @@ package meta
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -10,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/wsfs/wsfs/meta/kv"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -206,8 +207,11 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func getWorkspace(tx *bolt.Tx, name string) (*Workspace, error) {
-	v := tx.Bucket(bucketWorkspaces).Get([]byte(name))
+func getWorkspace(tx kv.Reader, name string) (*Workspace, error) {
+	v, err := tx.Get(bucketWorkspaces, []byte(name))
+	if err != nil {
+		return nil, err
+	}
 	if v == nil {
 		return nil, fmt.Errorf("meta: workspace %s: %w (create it with `wsfs create %s`)", name, ErrNotFound, name)
 	}
@@ -218,12 +222,12 @@ func getWorkspace(tx *bolt.Tx, name string) (*Workspace, error) {
 	return &w, nil
 }
 
-func putWorkspace(tx *bolt.Tx, w *Workspace) error {
+func putWorkspace(tx kv.Txn, w *Workspace) error {
 	v, err := json.Marshal(w)
 	if err != nil {
 		return err
 	}
-	return tx.Bucket(bucketWorkspaces).Put([]byte(w.Name), v)
+	return tx.Put(bucketWorkspaces, []byte(w.Name), v)
 }
 
 func (w *Workspace) settingsObject() settingsObject {
@@ -298,8 +302,14 @@ func (db *DB) createWith(ctx context.Context, name string, opts CreateOptions, r
 	if err := u.run(ctx); err != nil {
 		return Workspace{}, fmt.Errorf("meta: create %s: nothing was created: %w", name, err)
 	}
-	err = db.update(func(tx *bolt.Tx) error {
-		if tx.Bucket(bucketWorkspaces).Get([]byte(name)) != nil {
+	if err := u.fitOrAhead(ctx, 4096); err != nil {
+		u.discard(ctx, "a failed create of "+name)
+		return Workspace{}, fmt.Errorf("meta: create %s: nothing was created: %w", name, err)
+	}
+	err = db.update(ctx, func(tx kv.Txn) error {
+		if v, err := tx.Get(bucketWorkspaces, []byte(name)); err != nil {
+			return err
+		} else if v != nil {
 			return fmt.Errorf("meta: create %s: %w", name, ErrExists)
 		}
 		if err := pin.check(tx); err != nil {
@@ -316,7 +326,7 @@ func (db *DB) createWith(ctx context.Context, name string, opts CreateOptions, r
 	if err != nil {
 		// Remove the objects of the workspace that was not created, so
 		// that a later Recover does not bring it to life.
-		u.discard(ctx, "a failed create of "+name)
+		u.discardAfter(ctx, err, "a failed create of "+name)
 		return Workspace{}, err
 	}
 	db.emit(EventCreate, *w)
@@ -333,7 +343,7 @@ func (db *DB) Get(ctx context.Context, name string) (Workspace, error) {
 		return Workspace{}, err
 	}
 	var w *Workspace
-	err = db.view(func(tx *bolt.Tx) error {
+	err = db.view(ctx, func(tx kv.Reader) error {
 		var err error
 		w, err = getWorkspace(tx, name)
 		return err
@@ -351,16 +361,15 @@ func (db *DB) List(ctx context.Context, prefix string) ([]Workspace, error) {
 		return nil, err
 	}
 	var out []Workspace
-	err := db.view(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketWorkspaces).Cursor()
-		for k, v := c.Seek([]byte(prefix)); k != nil && strings.HasPrefix(string(k), prefix); k, v = c.Next() {
+	err := db.view(ctx, func(tx kv.Reader) error {
+		return tx.Scan(bucketWorkspaces, kv.ScanOptions{From: []byte(prefix), To: prefixEnd([]byte(prefix))}, func(k, v []byte) error {
 			var w Workspace
 			if err := json.Unmarshal(v, &w); err != nil {
-				return corruptf(db.path, "workspace record %q: %v", k, err)
+				return corruptf(db.where, "workspace record %q: %v", k, err)
 			}
 			out = append(out, w)
-		}
-		return nil
+			return nil
+		})
 	})
 	return out, err
 }
@@ -422,7 +431,8 @@ func (db *DB) Update(ctx context.Context, name string, u WorkspaceUpdate) (Works
 			return Workspace{}, fmt.Errorf("meta: update %s: nothing was changed: %w", name, err)
 		}
 		var raced bool
-		err = db.update(func(tx *bolt.Tx) error {
+		err = db.update(ctx, func(tx kv.Txn) error {
+			raced = false
 			now, err := getWorkspace(tx, name)
 			if err != nil {
 				return err
@@ -445,7 +455,7 @@ func (db *DB) Update(ctx context.Context, name string, u WorkspaceUpdate) (Works
 		if err != nil || raced {
 			// Recover takes the settings object with the highest sequence
 			// number; this one was never applied.
-			up.discard(ctx, "a failed update of "+name)
+			up.discardAfter(ctx, err, "a failed update of "+name)
 		}
 		up.release()
 		if err != nil {
@@ -463,32 +473,33 @@ func (db *DB) Update(ctx context.Context, name string, u WorkspaceUpdate) (Works
 
 // pruneTx drops the revisions that w's retention policy no longer keeps,
 // oldest first, stopping at the first one it keeps.
-func (db *DB) pruneTx(tx *bolt.Tx, w *Workspace) error {
-	if w.Retention.KeepsAll() {
+func (db *DB) pruneTx(tx kv.Txn, w *Workspace) error {
+	if w.Retention.KeepsAll() || w.Oldest >= w.Head {
 		return nil
 	}
-	b := tx.Bucket(bucketRevisions).Bucket([]byte(w.ID))
-	if b == nil {
-		return corruptf(db.path, "the revisions of %s are missing", w.Name)
-	}
 	now := db.now()
-	for w.Oldest < w.Head {
-		v := b.Get(revKey(w.Oldest))
+	from, oldest := w.Oldest, w.Head
+	// One scan, not a read per revision: on etcd a scan is one compare
+	// however many records it reads.
+	err := tx.Scan(revBucket(w.ID), kv.ScanOptions{From: revKey(from), To: revKey(w.Head)}, func(k, v []byte) error {
 		var rec revisionRecord
-		if v != nil {
-			if err := json.Unmarshal(v, &rec); err != nil {
-				return corruptf(db.path, "revision %d of %s: %v", w.Oldest, w.Name, err)
-			}
-			if w.Retention.keeps(w.Oldest, w.Head, rec.Revision.Time, now) {
-				return nil
-			}
-			if err := b.Delete(revKey(w.Oldest)); err != nil {
-				return err
-			}
+		if err := json.Unmarshal(v, &rec); err != nil || len(k) != 8 {
+			return corruptf(db.where, "revision %x of %s: %v", k, w.Name, err)
 		}
-		w.Oldest++
+		if n := RevNum(binary.BigEndian.Uint64(k)); w.Retention.keeps(n, w.Head, rec.Revision.Time, now) {
+			oldest = n
+			return kv.ErrStop
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	return nil
+	w.Oldest = oldest
+	if w.Oldest == from {
+		return nil
+	}
+	return tx.DeleteRange(revBucket(w.ID), revKey(from), revKey(w.Oldest))
 }
 
 // Delete removes a workspace and its history from the database. Its blobs
@@ -510,7 +521,7 @@ func (db *DB) Delete(ctx context.Context, name string) error {
 	if err := u.run(ctx); err != nil {
 		return fmt.Errorf("meta: delete %s: nothing was deleted: %w", w.Name, err)
 	}
-	err = db.update(func(tx *bolt.Tx) error {
+	err = db.update(ctx, func(tx kv.Txn) error {
 		now, err := getWorkspace(tx, w.Name)
 		if err != nil {
 			return err
@@ -518,13 +529,11 @@ func (db *DB) Delete(ctx context.Context, name string) error {
 		if now.ID != w.ID {
 			return fmt.Errorf("meta: delete %s: %w: the workspace was re-created meanwhile", w.Name, ErrStale)
 		}
-		if err := tx.Bucket(bucketWorkspaces).Delete([]byte(w.Name)); err != nil {
+		if err := tx.Delete(bucketWorkspaces, []byte(w.Name)); err != nil {
 			return err
 		}
-		if tx.Bucket(bucketRevisions).Bucket([]byte(w.ID)) != nil {
-			if err := tx.Bucket(bucketRevisions).DeleteBucket([]byte(w.ID)); err != nil {
-				return err
-			}
+		if err := tx.DeleteRange(revBucket(w.ID), nil, nil); err != nil {
+			return err
 		}
 		if err := dropOutputs(tx, w.ID); err != nil {
 			return err
@@ -532,14 +541,27 @@ func (db *DB) Delete(ctx context.Context, name string) error {
 		if err := u.record(tx); err != nil {
 			return err
 		}
-		return tx.Bucket(bucketTombstones).Put([]byte(w.ID), td[:])
+		return tx.Put(bucketTombstones, []byte(w.ID), td[:])
 	})
 	if err != nil {
 		// The tombstone names an incarnation that still lives; remove it so
 		// that a later Recover does not drop the workspace.
-		u.discard(ctx, "a failed delete of "+w.Name)
+		u.discardAfter(ctx, err, "a failed delete of "+w.Name)
 		return err
 	}
 	db.emit(EventDelete, w)
+	return nil
+}
+
+// prefixEnd returns the first key after every key that starts with p (nil:
+// no end), for a scan of a prefix.
+func prefixEnd(p []byte) []byte {
+	end := append([]byte(nil), p...)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
 	return nil
 }
