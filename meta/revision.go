@@ -74,7 +74,7 @@ type Revision struct {
 	Manifest objects.Digest `json:"-"`
 }
 
-// revisionRecord is how a revision is kept in bbolt.
+// revisionRecord is how a revision is kept in the engine.
 type revisionRecord struct {
 	Manifest objects.Digest `json:"manifest"`
 	Revision Revision       `json:"revision"`
