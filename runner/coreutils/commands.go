@@ -1,12 +1,19 @@
 // Package coreutils holds the runner's file tools, archives and small
-// commands (ls cat cp mv rm mkdir rmdir touch ln find stat du tree readlink
-// realpath basename dirname chmod tar gzip gunzip zcat date sleep env
-// printenv which true false timeout time, and in reference.go install
-// truncate mktemp expr file hostname whoami clear history, and printf
-// echo test [ as GNU runs them as commands), written in Go over
-// command.Env: every file access goes through Env.FS, the agent's confined
-// view, and sub-commands run through Env.Exec, never as host programs.
-// Output and flags follow GNU coreutils (C.UTF-8 locale, stdout not a tty).
+// commands (ls cat cp mv rm mkdir rmdir touch ln find stat du tree
+// readlink realpath basename dirname chmod tar gzip gunzip zcat zip unzip
+// date sleep env printenv which true false timeout time, and in
+// reference.go install truncate mktemp expr file hostname whoami clear
+// history, and printf echo test [ as GNU runs them as commands), written
+// in Go over command.Env: every file access goes through Env.FS, the
+// agent's confined view, and sub-commands run through Env.Exec, never as
+// host programs. Output and flags follow GNU coreutils (C.UTF-8 locale,
+// stdout not a tty); zip and unzip follow Info-ZIP's zip 3.0 and unzip
+// 6.0 (their own single-letter options, messages and exit codes) and
+// write standard zip archives (archive/zip; deflate or stored, Unix modes
+// and times). unzip refuses an archive that would expand past 256 MiB
+// before writing anything, stops at a member whose data outgrows its
+// declared size, and cuts "../" and leading "/" from member names, as
+// Info-ZIP does.
 //
 // Fixed choices, so output is stable across machines and revisions:
 //   - every file shows as owned by "agent agent" (ls -l, stat %U %G, find
@@ -48,6 +55,8 @@ func Commands() []command.Spec {
 		{Name: "tar", Summary: "create, list or extract tar archives (gzip with -z)", Func: runTar, Flags: tarSpec.Flags()},
 		{Name: "tree", Summary: "list the contents of directories in a tree", Func: runTree, Flags: treeSpec.Flags()},
 		{Name: "zcat", Summary: "print the contents of gzip files", Func: runZcat, Flags: gzipSpec.Flags()},
+		{Name: "zip", Summary: "package and compress (archive) files", Func: runZip, Flags: infozipFlags(zipOptions)},
+		{Name: "unzip", Summary: "list, test and extract compressed files in a ZIP archive", Func: runUnzip, Flags: infozipFlags(unzipOptions)},
 		{Name: "false", Summary: "do nothing, unsuccessfully", Func: runFalse},
 		{Name: "ls", Summary: "list directory contents", Func: runLs, Flags: lsSpec.Flags()},
 		{Name: "mkdir", Summary: "make directories", Func: runMkdir, Flags: mkdirSpec.Flags()},
