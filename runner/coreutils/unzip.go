@@ -81,6 +81,14 @@ func runUnzip(ctx context.Context, env *command.Env) int {
 			operands = append(operands, args[i+1:]...)
 			break
 		}
+		if strings.HasPrefix(a, "--") {
+			if a == "--help" {
+				fmt.Fprintln(env.Stdout, "Usage: unzip [-Z] [-opts[modifiers]] file[.zip] [list] [-x xlist] [-d exdir]\nSee the runner's `help unzip` for the supported options.")
+				return 0
+			}
+			fmt.Fprintf(env.Stderr, "unzip:  error in command line: unknown option %s\n", a)
+			return 10
+		}
 		for j := 1; j < len(a); j++ {
 			c := a[j]
 			switch c {

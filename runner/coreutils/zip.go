@@ -134,7 +134,7 @@ func runZip(ctx context.Context, env *command.Env) int {
 				fmt.Fprintf(env.Stdout, "Usage: zip [-options] zipfile [file ...] [-x pattern ...] [-i pattern ...]\nSee the runner's `help zip` for the supported options.\n")
 				return 0
 			default:
-				return z.fail(16, "Invalid command arguments (no such option: %s)", strings.TrimPrefix(a, "--"))
+				return z.fail(16, "Invalid command arguments (long option '%s' not supported)", strings.TrimPrefix(a, "--"))
 			}
 			continue
 		}
