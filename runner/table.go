@@ -12,6 +12,7 @@ import (
 	"github.com/wsfs/wsfs/runner/htmlmd"
 	"github.com/wsfs/wsfs/runner/jq"
 	"github.com/wsfs/wsfs/runner/jsexec"
+	"github.com/wsfs/wsfs/runner/patch"
 	"github.com/wsfs/wsfs/runner/sed"
 	"github.com/wsfs/wsfs/runner/sqlite"
 	"github.com/wsfs/wsfs/runner/textutils"
@@ -28,7 +29,7 @@ func CommandSpecs() []command.Spec {
 	for _, specs := range [][]command.Spec{
 		shellSpecs(), coreutils.Commands(), textutils.Commands(), grep.Commands(),
 		sed.Commands(), awk.Commands(), jq.Commands(), jsexec.Commands(),
-		yq.Commands(), htmlmd.Commands(), sqlite.Commands(), xan.Commands(), bc.Commands(),
+		yq.Commands(), htmlmd.Commands(), sqlite.Commands(), xan.Commands(), bc.Commands(), patch.Commands(),
 	} {
 		for _, s := range specs {
 			if !seen[s.Name] {

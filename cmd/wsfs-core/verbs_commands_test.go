@@ -26,7 +26,7 @@ func TestCommandsVerb(t *testing.T) {
 		}
 		seen[ci.Name] = ci
 	}
-	for _, n := range []string{"ls", "grep", "sed", "awk", "jq", "expr", "file", "history", "mktemp", "sqlite3", "yq", "cmp", "xxd", "shuf", "iconv", "bc", "zip", "unzip"} {
+	for _, n := range []string{"ls", "grep", "sed", "awk", "jq", "expr", "file", "history", "mktemp", "sqlite3", "yq", "cmp", "xxd", "shuf", "iconv", "bc", "zip", "unzip", "patch"} {
 		if _, ok := seen[n]; !ok {
 			t.Errorf("%s is missing from wsfs commands --json", n)
 		}
