@@ -73,6 +73,9 @@ var patchSpec = getopt.Spec{
 	},
 }
 
+// maxPatchBytes bounds the patch read (it is held whole).
+const maxPatchBytes = 64 << 20
+
 // options of one run.
 type options struct {
 	strip          int // -1: not given
@@ -196,9 +199,14 @@ func Patch(ctx context.Context, env *command.Env) int {
 		defer f.Close()
 		in = f
 	}
-	data, err := io.ReadAll(in)
+	// The patch is held whole; more than 64 MiB of it is refused rather
+	// than taking the worker's memory.
+	data, err := io.ReadAll(io.LimitReader(in, maxPatchBytes+1))
 	if err != nil {
 		return fatal("read error : %s", command.Strerror(err))
+	}
+	if len(data) > maxPatchBytes {
+		return fatal("the patch is over the runner's limit of 64 MiB; apply it in parts")
 	}
 	text := strings.ReplaceAll(string(data), "\r\n", "\n")
 	lines := strings.Split(text, "\n")

@@ -116,7 +116,7 @@ func Iconv(ctx context.Context, env *command.Env) int {
 		var data []byte
 		var err error
 		if name == "-" {
-			data, err = r.readAll(env.Stdin)
+			data, err = r.readAllBounded(env.Stdin)
 		} else {
 			var f command.File
 			if f, err = env.FS.Open(name); err != nil {
@@ -126,7 +126,7 @@ func Iconv(ctx context.Context, env *command.Env) int {
 				status = 1
 				continue
 			}
-			data, err = r.readAll(f)
+			data, err = r.readAllBounded(f)
 			f.Close()
 		}
 		if err != nil {
@@ -134,6 +134,10 @@ func Iconv(ctx context.Context, env *command.Env) int {
 				return 1
 			}
 			r.out.Flush()
+			if errors.Is(err, errInputTooLarge) {
+				env.Errorf("%s: %s; convert it in parts (split -b)", name, err)
+				return iconvFinish(r, 1)
+			}
 			env.Errorf("error while reading the input: %s", command.Strerror(err))
 			return iconvFinish(r, 1)
 		}

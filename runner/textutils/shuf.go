@@ -177,7 +177,7 @@ func Shuf(ctx context.Context, env *command.Env) int {
 			lines, err = sampleLines(r, rnd, in, eol, head)
 		} else {
 			var data []byte
-			if data, err = r.readAll(in); err == nil {
+			if data, err = r.readAllBounded(in); err == nil {
 				lines = splitLines(data, eol)
 			}
 		}
@@ -188,6 +188,9 @@ func Shuf(ctx context.Context, env *command.Env) int {
 			var re randomError
 			if errors.As(err, &re) {
 				return rnd.failed(r, re.err)
+			}
+			if errors.Is(err, errInputTooLarge) {
+				return fail("%s: %s; -n COUNT samples a larger input", name, err)
 			}
 			return fail("%s: %s", name, command.Strerror(err))
 		}

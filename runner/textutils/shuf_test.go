@@ -1,6 +1,7 @@
 package textutils
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -90,4 +91,33 @@ func TestShufRepeatStops(t *testing.T) {
 	if code := Shuf(ctx, env); code == 0 || w.written < 1<<20 {
 		t.Errorf("shuf -r: status %d after %d bytes", code, w.written)
 	}
+}
+
+// TestWholeInputBound: shuf and iconv, which hold their input whole,
+// refuse one over 64 MiB with a message instead of growing without end.
+func TestWholeInputBound(t *testing.T) {
+	sb := commandtest.New(t)
+	for _, c := range []struct {
+		fn   command.Func
+		args []string
+		want string
+	}{
+		{Shuf, []string{"shuf"}, "shuf: -: input is over the runner's limit of 64 MiB"},
+		{Iconv, []string{"iconv", "-f", "latin1"}, "iconv: -: input is over the runner's limit of 64 MiB"},
+	} {
+		env := sb.Env("/workspace", c.args, io.LimitReader(zeros{}, maxWholeInput+10), io.Discard, &bytes.Buffer{})
+		errb := env.Stderr.(*bytes.Buffer)
+		if code := c.fn(t.Context(), env); code == 0 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: status %d, stderr %q", c.args, code, errb.String())
+		}
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'a'
+	}
+	return len(p), nil
 }

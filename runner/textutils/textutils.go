@@ -157,6 +157,24 @@ func (r *run) readAll(rd io.Reader) ([]byte, error) {
 	return r.readInto(nil, rd)
 }
 
+// maxWholeInput bounds an input a tool must hold whole (shuf, iconv),
+// under the worker's memory limit: more is refused with a message rather
+// than ending the command at that limit.
+const maxWholeInput = 64 << 20
+
+// errInputTooLarge is an input over maxWholeInput.
+var errInputTooLarge = errors.New("input is over the runner's limit of 64 MiB for what this command holds in memory")
+
+// readAllBounded is readAll for an input held whole: at most
+// maxWholeInput bytes.
+func (r *run) readAllBounded(rd io.Reader) ([]byte, error) {
+	b, err := r.readInto(nil, io.LimitReader(rd, maxWholeInput+1))
+	if err == nil && len(b) > maxWholeInput {
+		return nil, errInputTooLarge
+	}
+	return b, err
+}
+
 // readInto appends all of rd to buf, reading straight into its spare room.
 func (r *run) readInto(buf []byte, rd io.Reader) ([]byte, error) {
 	for {
