@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sort"
 	"sync"
 	"time"
 
@@ -201,10 +202,12 @@ func run(ctx context.Context, cfg Config, wrapFile func(command.File) command.Fi
 	}
 	defer fsys.Close()
 	table := cfg.Commands
+	names := func() []string { return programNames(table) }
 	if table == nil {
 		table = defaultTable()
+		names = defaultNames
 	}
-	fsys.SetPrograms(programNames(table))
+	fsys.SetProgramTable(func(n string) bool { _, ok := table[n]; return ok }, names)
 
 	st := &runState{cfg: cfg, lim: lim, fsys: fsys, stderr: stderrTail, hitOnce: map[string]bool{}, wrapFile: wrapFile}
 
@@ -284,14 +287,19 @@ func run(ctx context.Context, cfg Config, wrapFile func(command.File) command.Fi
 	return finish(code, st)
 }
 
-// programNames lists the command table's names, for /bin and /usr/bin.
+// programNames lists the command table's names, sorted, for /bin and
+// /usr/bin.
 func programNames(table map[string]command.Spec) []string {
 	names := make([]string, 0, len(table))
 	for n := range table {
 		names = append(names, n)
 	}
+	sort.Strings(names)
 	return names
 }
+
+// defaultNames is programNames of the default table, sorted once.
+var defaultNames = sync.OnceValue(func() []string { return programNames(defaultTable()) })
 
 var errWallTime = errors.New("runner: wall time reached")
 

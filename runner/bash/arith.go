@@ -67,7 +67,8 @@ func (sh *Shell) evalArithDepth(expr string, depth int) (int, error) {
 	if n, ok := fastInt(expr); ok {
 		return n, nil
 	}
-	p := &arithParser{sh: sh, expr: expr, depth: depth}
+	pv := arithParser{sh: sh, expr: expr, depth: depth}
+	p := &pv
 	if depth > maxArithDepth {
 		return 0, p.errorf("expression recursion level exceeded")
 	}
@@ -180,16 +181,34 @@ func (p *arithParser) next() {
 		p.tok, p.op, p.pos = tRparen, ")", p.pos+1
 		return
 	}
-	for _, op := range arithOps {
-		if strings.HasPrefix(p.expr[p.pos:], op) {
-			if (op == "++" || op == "--") && !p.prevID && !p.identFollows(p.pos+2) {
-				op = op[:1] // two signs: 1 ++ 2 is 1 + +2
-			}
-			p.tok, p.op, p.pos = tOp, op, p.pos+len(op)
-			return
+	op := matchArithOp(p.expr[p.pos:])
+	if op == "" {
+		p.tok, p.op, p.pos = tOp, p.expr[p.pos:p.pos+1], p.pos+1
+		return
+	}
+	if (op == "++" || op == "--") && !p.prevID && !p.identFollows(p.pos+2) {
+		op = op[:1] // two signs: 1 ++ 2 is 1 + +2
+	}
+	p.tok, p.op, p.pos = tOp, op, p.pos+len(op)
+}
+
+// matchArithOp returns the longest operator at the start of s, or "".
+func matchArithOp(s string) string {
+	if len(s) >= 3 && s[2] == '=' && (s[:2] == "<<" || s[:2] == ">>") {
+		return s[:3]
+	}
+	if len(s) >= 2 {
+		switch s[:2] {
+		case "**", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
+			"*=", "/=", "%=", "+=", "-=", "&=", "^=", "|=":
+			return s[:2]
 		}
 	}
-	p.tok, p.op, p.pos = tOp, string(c), p.pos+1
+	switch s[0] {
+	case '+', '-', '*', '/', '%', '<', '>', '&', '^', '|', '!', '~', '?', ':', ',', '=':
+		return s[:1]
+	}
+	return ""
 }
 
 // identFollows reports whether an identifier starts at i, after blanks.
@@ -200,18 +219,8 @@ func (p *arithParser) identFollows(i int) bool {
 	return i < len(p.expr) && isIdentStart(p.expr[i])
 }
 
-// arithOps lists the operators, longest first.
-var arithOps = []string{"<<=", ">>=", "**", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
-	"*=", "/=", "%=", "+=", "-=", "&=", "^=", "|=",
-	"+", "-", "*", "/", "%", "<", ">", "&", "^", "|", "!", "~", "?", ":", ",", "="}
-
 func knownArithOp(op string) bool {
-	for _, o := range arithOps {
-		if o == op {
-			return true
-		}
-	}
-	return op == "(" || op == ")"
+	return op == "(" || op == ")" || op != "" && matchArithOp(op) == op
 }
 
 func isAssignOp(op string) bool {
@@ -358,30 +367,44 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// binaryLevels are the left-associative binary operators by precedence,
-// loosest first.
-var binaryLevels = [][]string{{"|"}, {"^"}, {"&"}, {"==", "!="}, {"<=", ">=", "<", ">"}, {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"}}
-
-func (p *arithParser) bor() int { return p.level(0) }
-
-func (p *arithParser) level(l int) int {
-	if l == len(binaryLevels) {
-		return p.power()
+// binaryPrec is the precedence of a left-associative binary operator
+// (higher binds tighter), 0 for none.
+func binaryPrec(op string) int {
+	switch op {
+	case "|":
+		return 1
+	case "^":
+		return 2
+	case "&":
+		return 3
+	case "==", "!=":
+		return 4
+	case "<=", ">=", "<", ">":
+		return 5
+	case "<<", ">>":
+		return 6
+	case "+", "-":
+		return 7
+	case "*", "/", "%":
+		return 8
 	}
-	v := p.level(l + 1)
+	return 0
+}
+
+func (p *arithParser) bor() int { return p.binaryFrom(1) }
+
+// binaryFrom parses binary operators of precedence min and above
+// (precedence climbing), operands being powers.
+func (p *arithParser) binaryFrom(min int) int {
+	v := p.power()
 	for p.err == nil && p.tok == tOp {
-		found := false
-		for _, op := range binaryLevels[l] {
-			if p.op == op {
-				found = true
-			}
-		}
-		if !found {
+		prec := binaryPrec(p.op)
+		if prec < min {
 			break
 		}
 		op := p.op
 		p.next()
-		r := p.level(l + 1)
+		r := p.binaryFrom(prec + 1)
 		if p.err != nil {
 			return 0
 		}

@@ -64,7 +64,22 @@ func (sh *Shell) spanText(start, end int, n syntax.Node, keys bool) (string, err
 	if sh.src != nil && start >= 0 && end <= len(sh.src.text) && start <= end {
 		text = sh.src.text[start:end]
 	}
-	exps := expansionsIn(n, keys)
+	var exps []expansionSpan
+	if sh.src != nil {
+		type cacheKey struct {
+			n    syntax.Node
+			keys bool
+		}
+		k := cacheKey{n, keys}
+		if v, ok := sh.src.exps.Load(k); ok {
+			exps = v.([]expansionSpan)
+		} else {
+			exps = expansionsIn(n, keys)
+			sh.src.exps.Store(k, exps)
+		}
+	} else {
+		exps = expansionsIn(n, keys)
+	}
 	if len(exps) == 0 {
 		return sh.placeholder(text)
 	}

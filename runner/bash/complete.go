@@ -263,7 +263,7 @@ func (sh *Shell) completeWord(spec *compSpec, word string, args []string) ([]str
 			}
 			names = append(names, sh.sortedFuncNames()...)
 			names = append(names, keywords...)
-			names = append(names, sh.run.programs...)
+			names = append(names, sh.run.programs()...)
 			names = append(names, sh.pathFiles()...)
 			sort.Strings(names)
 			add(dedupe(names))

@@ -213,8 +213,8 @@ func (sh *Shell) expandString(w *syntax.Word) (string, error) {
 	if w == nil {
 		return "", nil
 	}
-	if s, ok := simpleLit(w); ok {
-		return s, nil
+	if s, ok, err := sh.quickWord(w); ok {
+		return s, err
 	}
 	x := expander{sh: sh, mode: modeString}
 	if err := x.word(w); err != nil {
@@ -223,11 +223,46 @@ func (sh *Shell) expandString(w *syntax.Word) (string, error) {
 	return string(x.cur.b), nil
 }
 
+// quickWord expands, without building a field, the words that are most
+// of a loop's work: a plain literal, $((…)), or $name; ok is false for
+// any other word.
+func (sh *Shell) quickWord(w *syntax.Word) (string, bool, error) {
+	if len(w.Parts) != 1 {
+		return "", false, nil
+	}
+	switch p := w.Parts[0].(type) {
+	case *syntax.Lit:
+		if strings.ContainsAny(p.Value, "\\~") {
+			return "", false, nil
+		}
+		return p.Value, true, nil
+	case *syntax.ArithmExp:
+		if p.Bracket {
+			return "", false, nil
+		}
+		n, err := sh.arithSpan(p.X, int(p.Left.Offset())+3, int(p.Right.Offset()), "")
+		if err != nil {
+			return "", true, err
+		}
+		return strconv.Itoa(n), true, nil
+	case *syntax.ParamExp:
+		if !p.Short || p.Index != nil || p.Param == nil || !isValidName(p.Param.Value) || sh.opts.nounset {
+			return "", false, nil
+		}
+		s, _ := sh.getVar(p.Param.Value)
+		return s, true, nil
+	}
+	return "", false, nil
+}
+
 // expandAssignValue is expandString with the tilde rules of assignments
 // (~ after '=' and ':').
 func (sh *Shell) expandAssignValue(w *syntax.Word) (string, error) {
 	if w == nil {
 		return "", nil
+	}
+	if s, ok, err := sh.quickWord(w); ok {
+		return s, err
 	}
 	x := expander{sh: sh, mode: modeString}
 	if err := x.wordAssign(w); err != nil {

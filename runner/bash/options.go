@@ -2,6 +2,7 @@ package bash
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 )
@@ -108,7 +109,8 @@ func (sh *Shell) shellopts() string {
 
 // shopts are the shell's shopt options.
 type shopts struct {
-	m map[string]bool
+	m   map[string]bool
+	own bool // m is this shell's own (else shared: copy before writing)
 	// the ones the interpreter reads often, mirrored from m
 	extglob, nullglob, failglob, dotglob, globstar, nocaseglob, nocasematch, lastpipe,
 	expandAliases, inheritErrexit, patsubReplacement, sourcepath, xpgEcho, localvarInherit,
@@ -132,13 +134,22 @@ var shoptNames = map[string]bool{
 	"shift_verbose": false, "sourcepath": true, "varredir_close": false, "xpg_echo": false,
 }
 
+// newShopts gives the defaults; the map is shoptNames itself until an
+// option is set (set copies it).
 func newShopts() shopts {
-	s := shopts{m: make(map[string]bool, len(shoptNames))}
-	for k, v := range shoptNames {
-		s.m[k] = v
-	}
+	s := shopts{m: shoptNames}
 	s.sync()
 	return s
+}
+
+// set changes an option, copying the map first when it is shared.
+func (s *shopts) set(name string, on bool) {
+	if !s.own {
+		s.m = maps.Clone(s.m)
+		s.own = true
+	}
+	s.m[name] = on
+	s.sync()
 }
 
 func (s *shopts) sync() {
@@ -147,15 +158,6 @@ func (s *shopts) sync() {
 	s.expandAliases, s.inheritErrexit, s.patsubReplacement = s.m["expand_aliases"], s.m["inherit_errexit"], s.m["patsub_replacement"]
 	s.sourcepath, s.xpgEcho, s.localvarInherit, s.localvarUnset = s.m["sourcepath"], s.m["xpg_echo"], s.m["localvar_inherit"], s.m["localvar_unset"]
 	s.globskipdots, s.shiftVerbose, s.execfail, s.assocExpandOnce = s.m["globskipdots"], s.m["shift_verbose"], s.m["execfail"], s.m["assoc_expand_once"]
-}
-
-func (s *shopts) clone() shopts {
-	c := *s
-	c.m = make(map[string]bool, len(s.m))
-	for k, v := range s.m {
-		c.m[k] = v
-	}
-	return c
 }
 
 // bashopts is $BASHOPTS.
@@ -179,9 +181,7 @@ func (sh *Shell) applyInvocationOptions(opts []string) {
 					*so.field(&sh.opts) = o[0] == '-'
 				}
 			} else if _, ok := sh.shopts.m[opts[i+1]]; ok {
-				sh.shopts.m[opts[i+1]] = o[0] == '+'
-				sh.shopts.m[opts[i+1]] = o[0] == '-'
-				sh.shopts.sync()
+				sh.shopts.set(opts[i+1], o[0] == '-')
 			}
 			i++
 			continue
@@ -431,7 +431,7 @@ func builtinShopt(sh *Shell, args []string) int {
 		switch {
 		case set || unset:
 			if !all {
-				sh.shopts.m[n] = set
+				sh.shopts.set(n, set)
 			}
 		case quiet:
 			if !on {

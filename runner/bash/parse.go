@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -25,6 +26,9 @@ type source struct {
 	// warnings are printed when the line they belong to runs (a
 	// here-document closed by the end of the text).
 	warnings map[int]string
+	// exps caches the expansions inside arithmetic and subscript nodes
+	// (expansionsIn), read again at every evaluation.
+	exps sync.Map
 }
 
 // placeholderPrefix names the stand-ins for arithmetic the parser
@@ -38,6 +42,10 @@ func newParser() *syntax.Parser {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false))
 }
 
+// parsers keeps parsers for reuse: one is large, and every line of
+// eval, source and the script needs one.
+var parsers = sync.Pool{New: func() any { return newParser() }}
+
 // parseText parses text, applying the fallbacks for bash that
 // mvdan/sh's parser refuses or reads differently. On a syntax error it
 // returns the statements before it and the error.
@@ -46,13 +54,15 @@ func parseText(text, file string) ([]*syntax.Stmt, *source, error) {
 	for fix := 0; ; fix++ {
 		var stmts []*syntax.Stmt
 		var err error
-		for s, e := range newParser().StmtsSeq(strings.NewReader(src.text)) {
+		p := parsers.Get().(*syntax.Parser)
+		for s, e := range p.StmtsSeq(strings.NewReader(src.text)) {
 			if e != nil {
 				err = e
 				break
 			}
 			stmts = append(stmts, s)
 		}
+		parsers.Put(p)
 		if err == nil {
 			if err := checkTree(stmts); err != nil {
 				return stmtsBefore(stmts, err), src, err

@@ -90,7 +90,6 @@ type run struct {
 	pids      atomic.Int64
 	routines  atomic.Int64 // goroutines running shells
 	openFiles atomic.Int64
-	programs  []string
 
 	mu    sync.Mutex
 	pipes []*pipe
@@ -117,6 +116,16 @@ func (r *run) trackPipe(p *pipe) {
 	if r.done.Load() {
 		p.breakAll()
 	}
+}
+
+// programs lists the command table's names, sorted (help, compgen).
+func (r *run) programs() []string {
+	names := make([]string, 0, len(r.cfg.Commands))
+	for n := range r.cfg.Commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // stopped reports whether the command is over (time limit, a limit,
@@ -280,10 +289,6 @@ func Run(ctx context.Context, cfg *Config, inv Invocation) (int, string) {
 	if cfg.MaxGoroutines <= 0 {
 		cfg.MaxGoroutines = DefaultMaxGoroutines
 	}
-	for name := range cfg.Commands {
-		r.programs = append(r.programs, name)
-	}
-	sort.Strings(r.programs)
 	r.pids.Store(1000)
 	stop := context.AfterFunc(ctx, func() {
 		r.done.Store(true)
@@ -359,7 +364,7 @@ func newShell(r *run, ctx context.Context, inv Invocation) *Shell {
 		if v, ok := strings.CutPrefix(kv, "BASHOPTS="); ok {
 			for _, name := range strings.Split(v, ":") {
 				if _, ok := sh.shopts.m[name]; ok {
-					sh.shopts.m[name] = true
+					sh.shopts.set(name, true)
 				}
 			}
 			sh.shopts.sync()
@@ -371,17 +376,27 @@ func newShell(r *run, ctx context.Context, inv Invocation) *Shell {
 
 // initVars sets the environment and bash's own variables.
 func (sh *Shell) initVars(env []string) {
+	// The variables of a new shell come from one allocation.
+	block := make([]variable, 0, len(env)+len(dynVars)+32)
+	alloc := func(v variable) *variable {
+		if len(block) == cap(block) {
+			return &v
+		}
+		block = append(block, v)
+		return &block[len(block)-1]
+	}
+	sh.vars.m = make(map[string]*variable, len(env)+len(dynVars)+32)
 	t := sh.vars.m
 	for _, kv := range env {
 		name, val, ok := strings.Cut(kv, "=")
 		if !ok || !isValidName(name) {
 			continue
 		}
-		t[name] = &variable{attrs: aExport, set: true, str: val}
+		t[name] = alloc(variable{attrs: aExport, set: true, str: val})
 	}
 	def := func(name, val string) {
 		if _, ok := t[name]; !ok {
-			t[name] = &variable{set: true, str: val}
+			t[name] = alloc(variable{set: true, str: val})
 		}
 	}
 	def("PATH", DefaultPath)
@@ -408,28 +423,22 @@ func (sh *Shell) initVars(env []string) {
 	// bash makes these read-only and takes no value for them from the
 	// environment.
 	for _, n := range []string{"UID", "EUID"} {
-		t[n] = &variable{attrs: aReadonly, set: true, str: "0"}
+		t[n] = alloc(variable{attrs: aReadonly, set: true, str: "0"})
 	}
-	t["PPID"] = &variable{attrs: aReadonly, set: true, str: "1000"}
+	t["PPID"] = alloc(variable{attrs: aReadonly, set: true, str: "1000"})
 	def("SHELL", "/bin/bash")
-	t["PWD"] = &variable{attrs: aExport, set: true, str: sh.dir}
+	t["PWD"] = alloc(variable{attrs: aExport, set: true, str: sh.dir})
 	shlvl := 1
 	if v, ok := t["SHLVL"]; ok {
 		if n, err := strconv.Atoi(v.str); err == nil {
 			shlvl = n + 1
 		}
 	}
-	t["SHLVL"] = &variable{attrs: aExport, set: true, str: strconv.Itoa(shlvl)}
+	t["SHLVL"] = alloc(variable{attrs: aExport, set: true, str: strconv.Itoa(shlvl)})
 	t["BASH_VERSINFO"] = &variable{attrs: aIndexed | aReadonly, set: true,
 		arr: &indexed{keys: []int{0, 1, 2, 3, 4, 5}, vals: []string{"5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"}}}
-	dyn := map[string]dynKind{"RANDOM": dynRandom, "SRANDOM": dynSRandom, "SECONDS": dynSeconds, "LINENO": dynLineno,
-		"BASHPID": dynBashpid, "EPOCHSECONDS": dynEpochSeconds, "EPOCHREALTIME": dynEpochRealtime,
-		"BASH_SUBSHELL": dynSubshell, "FUNCNAME": dynFuncname, "BASH_SOURCE": dynBashSource,
-		"BASH_LINENO": dynBashLineno, "DIRSTACK": dynDirstack, "GROUPS": dynGroups, "SHELLOPTS": dynShellopts,
-		"BASHOPTS": dynBashopts, "BASH_COMMAND": dynBashCommand, "BASH_ARGV": dynBashArgv, "BASH_ARGC": dynBashArgc,
-		"PIPESTATUS": dynPipestatus}
-	for name, k := range dyn {
-		v := &variable{dyn: k, set: true}
+	for name, k := range dynVars {
+		v := alloc(variable{dyn: k, set: true})
 		if old, ok := t[name]; ok {
 			v.attrs |= old.attrs & aExport
 		}
@@ -442,6 +451,14 @@ func (sh *Shell) initVars(env []string) {
 		t[name] = v
 	}
 }
+
+// dynVars are the variables the shell computes when they are read.
+var dynVars = map[string]dynKind{"RANDOM": dynRandom, "SRANDOM": dynSRandom, "SECONDS": dynSeconds, "LINENO": dynLineno,
+	"BASHPID": dynBashpid, "EPOCHSECONDS": dynEpochSeconds, "EPOCHREALTIME": dynEpochRealtime,
+	"BASH_SUBSHELL": dynSubshell, "FUNCNAME": dynFuncname, "BASH_SOURCE": dynBashSource,
+	"BASH_LINENO": dynBashLineno, "DIRSTACK": dynDirstack, "GROUPS": dynGroups, "SHELLOPTS": dynShellopts,
+	"BASHOPTS": dynBashopts, "BASH_COMMAND": dynBashCommand, "BASH_ARGV": dynBashArgv, "BASH_ARGC": dynBashArgc,
+	"PIPESTATUS": dynPipestatus}
 
 // DefaultPath is PATH when the environment sets none: the folders that
 // hold the runner's commands.
@@ -481,7 +498,8 @@ func (sh *Shell) fork() *Shell {
 	}
 	c.hash = nil
 	c.jobs = &jobTable{}
-	c.shopts = sh.shopts.clone()
+	sh.shopts.own = false // both now share the map until one sets an option
+	c.shopts = sh.shopts
 	c.procFds = nil
 	c.pendingSignals = nil
 	if sh.disabled != nil {

@@ -436,7 +436,7 @@ func builtinHelp(sh *Shell, args []string) int {
 	}
 	if len(names) == 0 {
 		fmt.Fprintln(w, "Commands (shell builtins such as cd, echo, printf, read, test also work):")
-		for _, n := range sh.run.programs {
+		for _, n := range sh.run.programs() {
 			fmt.Fprintf(w, "  %-10s %s\n", n, table[n].Summary)
 		}
 		return 0

@@ -406,6 +406,9 @@ func (sh *Shell) scalar(name string) (string, bool) {
 
 // getVar is scalar with namerefs followed: what $name gives.
 func (sh *Shell) getVar(name string) (string, bool) {
+	if v := sh.vars.m[name]; v != nil && v.attrs&(aNameref|aIndexed|aAssoc) == 0 && v.dyn == dynNone && !v.hidden {
+		return v.str, v.set
+	}
 	r := sh.resolve(name)
 	if r.circular {
 		sh.errorf("warning: %s: circular name reference", name)

@@ -46,10 +46,10 @@ type RootFS struct {
 	fds      func(n int) (File, bool)
 }
 
-// programSet is the names SetPrograms shows in /bin and /usr/bin.
+// programSet is the names shown in /bin and /usr/bin.
 type programSet struct {
-	names  map[string]bool
-	sorted []string
+	has   func(name string) bool
+	names func() []string // sorted, asked for only when a folder is listed
 }
 
 // binDirs are the synthetic folders that hold the programs.
@@ -59,15 +59,24 @@ var binDirs = map[string]bool{"/bin": true, "/usr/bin": true}
 // makes /usr a folder). Call it before the FS is used; views made by
 // WithDir share the set.
 func (r *RootFS) SetPrograms(names []string) {
-	ps := &programSet{names: make(map[string]bool, len(names))}
+	set := make(map[string]bool, len(names))
+	var sorted []string
 	for _, n := range names {
-		if n != "" && !strings.Contains(n, "/") && n != "." && n != ".." && !ps.names[n] {
-			ps.names[n] = true
-			ps.sorted = append(ps.sorted, n)
+		if n != "" && !strings.Contains(n, "/") && n != "." && n != ".." && !set[n] {
+			set[n] = true
+			sorted = append(sorted, n)
 		}
 	}
-	sort.Strings(ps.sorted)
-	r.programs = ps
+	sort.Strings(sorted)
+	r.SetProgramTable(func(n string) bool { return set[n] }, func() []string { return sorted })
+}
+
+// SetProgramTable is SetPrograms for a caller that has its names in a
+// table already: has answers for one name, names lists them all, sorted
+// (it is called only when /bin or /usr/bin is listed). Names with a slash
+// never name a program.
+func (r *RootFS) SetProgramTable(has func(name string) bool, names func() []string) {
+	r.programs = &programSet{has: has, names: names}
 }
 
 // WithFds returns a view whose /dev/fd/N, /dev/stdin (0), /dev/stdout (1)
@@ -200,7 +209,7 @@ func (r *RootFS) locate(abs string) location {
 		switch {
 		case binDirs[abs] || abs == "/usr":
 			loc.kind = kindSynthDir
-		case binDirs[path.Dir(abs)] && r.programs.names[path.Base(abs)]:
+		case binDirs[path.Dir(abs)] && r.programs.has(path.Base(abs)):
 			loc.kind, loc.rel = kindProgram, path.Base(abs)
 		}
 	}
@@ -483,7 +492,7 @@ func (r *RootFS) syntheticEntries(dir string) []fs.DirEntry {
 	case dir == "/usr":
 		folder("bin")
 	case binDirs[dir]:
-		for _, n := range r.programs.sorted {
+		for _, n := range r.programs.names() {
 			out = append(out, syntheticEntry{name: n, mode: programMode})
 		}
 	case dir == "/dev/fd":
