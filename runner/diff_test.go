@@ -343,6 +343,93 @@ func runBash(t *testing.T, bash, script string) (r bashResult) {
 	return r
 }
 
+// interpDiffCases cover what the recorded corpora test little: jobs,
+// process substitution and coprocesses, descriptors, scoping, traps,
+// options, the builtins' flags and formats.
+var interpDiffCases = []string{
+	// jobs, process substitution, coprocesses
+	`sleep 0.1 & pid=$!; wait $pid; echo waited $?`,
+	`(exit 3) & wait $!; echo $?`,
+	`f() { echo in-bg; }; f & wait; echo after`,
+	`true & false & wait -n; echo any`,
+	`sleep 5 & kill %1; wait %1; echo $?`,
+	`sleep 5 & kill $!; wait $! 2>/dev/null; echo $?`,
+	`diff <(printf 'a\nb\n') <(printf 'a\nc\n'); echo $?`,
+	`paste <(seq 3) <(seq 4 6)`,
+	`while read -r l; do echo "<$l>"; done < <(printf 'x y\nz\n')`,
+	`echo hi > >(tr a-z A-Z); wait $!`,
+	`coproc up { tr a-z A-Z; }; echo hello >&${up[1]}; exec {up[1]}>&-; read -r r <&${up[0]}; echo $r`,
+	`cat < <(echo one) | cat`,
+	// descriptors
+	`exec 3> f.txt; echo a >&3; echo b >&3; exec 3>&-; cat f.txt`,
+	`exec {fd}<a.txt; read -r -u $fd l; echo $l; read -r -u $fd l; echo $l; exec {fd}<&-`,
+	`{ echo out; echo err >&2; } 2>&1 >/dev/null | tr a-z A-Z`,
+	`exec 4<>rw.txt; echo abc >&4; exec 4>&-; cat rw.txt`,
+	`echo x >&- 2>/dev/null; echo $?`,
+	`f() { echo to-3 >&3; }; f 3>three.txt; cat three.txt`,
+	"cat <<EOF 4<<E4\none $((1+1))\nEOF\nfour\nE4",
+	`set -C; echo a > nc.txt; echo b > nc.txt 2>/dev/null; echo $?; echo c >| nc.txt; cat nc.txt`,
+	// variables, arrays, scoping
+	`declare -A m=([b]=2 [a]=1 [c]=3); echo ${!m[@]}; declare -p m`,
+	`a=(x [5]=y z); declare -p a; echo ${#a[@]} ${!a[@]}`,
+	`a=(1 2 3 4 5); unset 'a[1]'; echo ${a[@]:1:2}; a+=(6); declare -p a`,
+	`declare -i n=3; n+=4; n='n*2'; echo $n; declare -u u=hi; echo $u; declare -l l=HI; echo $l`,
+	`x=outer; f() { local x=inner; g; }; g() { echo $x; }; f; echo $x`,
+	`f() { local -n r=$1; r=changed; }; v=orig; f v; echo $v`,
+	`declare -n ref=arr; arr=(1 2); ref+=(3); echo ${arr[@]} ${#ref[@]}`,
+	`readonly r=1; (r=2) 2>/dev/null; echo $? $r`,
+	`x=1; f() { x=2 g; echo $x; }; g() { echo $x; }; f`,
+	`set -- a 'b c' d; echo $# "$*"; shift; printf '[%s]' "$@"; echo`,
+	`IFS=: read -r a b c <<< 'x:y:z:w'; echo "$a|$b|$c"`,
+	`mapfile -t -s 1 -n 2 lines < a.txt; declare -p lines`,
+	`v=abcdef; echo ${v:2:3} ${v: -2} ${v/c*/X} ${v^^} ${#v} ${v@Q}`,
+	`v='a b'; printf '%s\n' ${v@Q} "${v@A}"; arr=(1 2); echo "${arr[@]@Q}"`,
+	`unset x; echo ${x-unset} ${x:-empty} ${x+set}; x=; echo ${x-unset} ${x:-empty} ${x+set}`,
+	`pre_a=1 pre_b=2; echo ${!pre_*}; n=pre_a; echo ${!n}`,
+	`echo $(( 7 / 2 )) $(( -7 % 3 )) $(( 2 ** 62 )) $(( 1 << 70 )) $(( 16#ff )) $(( 0x10 + 010 ))`,
+	`a=(5 6 7); (( a[1] += 10, a[2]++ )); echo ${a[@]}`,
+	`declare -A c; for w in a b a c a; do (( c[$w]++ )); done; for k in a b c; do echo $k=${c[$k]}; done`,
+	// control flow and options
+	`for i in 1 2 3; do for j in a b; do [ $j = b ] && continue 2; echo $i$j; done; done`,
+	`i=0; while :; do (( i++ >= 3 )) && break; echo $i; done`,
+	`set -e; f() { false; echo not-here; }; f || echo caught; echo after`,
+	`set -e; false | true; echo piped; ! true; echo negated`,
+	`set -o pipefail; false | true; echo $?; true | (exit 4) | true; echo $?`,
+	`set -u; echo ${unset-default}; (echo $unset) 2>/dev/null; echo $?`,
+	`trap 'echo exit-trap' EXIT; echo body`,
+	`trap 'echo err-trap $?' ERR; false; echo next`,
+	`f() { trap 'echo ret' RETURN; echo in; }; f; echo out`,
+	`trap 'echo got-usr1' USR1; kill -USR1 $$; echo after`,
+	`set -x; echo traced 'a b' 2>/dev/null; set +x`,
+	"shopt -s extglob\ncase foo.txt in @(*.txt|*.md)) echo doc;; esac; shopt -s nocasematch; [[ ABC == abc ]] && echo nocase",
+	`shopt -s nullglob; echo *.nomatch | wc -c; shopt -u nullglob; echo *.nomatch`,
+	`shopt -s dotglob; echo src/* | tr ' ' '\n' | sort | head -2`,
+	`shopt -s lastpipe; echo x | read v; echo v=$v`,
+	"shopt -s expand_aliases; alias say='echo said'\nsay hi",
+	`echo {a..e..2} {10..1..3} {01..3} x{,y}z`,
+	// builtins and formats
+	`printf '%5.2f|%-4s|%04d|%x|%o|%e\n' 3.14159 ab 42 255 8 12345`,
+	`printf -v out '%s-%s' a b; echo $out; printf '%q\n' 'a b	c' "it's"`,
+	`printf '%(%Y)T\n' 0 | wc -c`,
+	`echo -e 'a\tb\x41\0101'; echo -n n; echo; echo -E 'x\ny'`,
+	`test -f a.txt && test ! -d a.txt && [ -s a.txt ] && echo files; [ a \< b ] && echo lt`,
+	`[[ foo123 =~ ^([a-z]+)([0-9]+)$ ]] && echo ${BASH_REMATCH[1]} ${BASH_REMATCH[2]}`,
+	`while getopts 'ab:c' o -a -b val -c rest; do echo $o ${OPTARG-}; done; echo $OPTIND`,
+	`f() { :; }; type -t f echo ls if; command -v echo; type cd`,
+	`cd src; basename $PWD; cd ..; pushd src >/dev/null; dirs | wc -w; popd >/dev/null; ls -d src`,
+	`compgen -W 'apple banana apricot' ap; compgen -v | grep -c '^PWD$'`,
+	`declare -f nosuch; echo $?; f() { echo body; }; declare -F f`,
+	`let 'x = 2 * 3' y=x+1; echo $x $y`,
+	`eval 'a=1; b=2'; echo $a$b; source /dev/null; echo $?`,
+	`f() { caller 0 | cut -d' ' -f2; }; f`,
+	`echo $BASH_VERSION | cut -c1-3; echo ${#BASH_VERSINFO[@]}; echo $((RANDOM < 32768))`,
+	`f() { echo ${FUNCNAME[0]} $#; }; f a b; echo ${FUNCNAME[0]-none}`,
+	"echo $LINENO\necho $LINENO",
+	`echo $((1/0)); echo after-abort`,
+	`x=$(exit 7); echo $?; y=$(echo out; exit 3) || echo st=$? $y`,
+	`echo 'a' | { read v; echo ${PIPESTATUS[0]} $v; }`,
+}
+
 // TestDifferentialAgainstBash runs each case under GNU bash (cwd a temp
 // folder) and under Run (workspace another folder with the same files),
 // and compares stdout, exit code and whether stderr is empty. Scripts the
@@ -351,6 +438,7 @@ func TestDifferentialAgainstBash(t *testing.T) {
 	bash := bashPath(t)
 	cases := append(append(append([]string(nil), handDiffCases...), printfDiffCases...), generatedDiffCases()...)
 	cases = append(cases, nestedShellDiffCases()...)
+	cases = append(cases, interpDiffCases...)
 	table := DefaultCommands()
 	// Both shells run in parallel workers first; the comparison follows.
 	results := make([]bashResult, len(cases))

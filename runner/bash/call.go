@@ -298,7 +298,7 @@ func (sh *Shell) callFunction(fn *funcDef, args []string) {
 	if sh.flow == flowBreak || sh.flow == flowContinue {
 		sh.flow = flowNone
 	}
-	if action, ok := sh.traps["RETURN"]; ok && (fn.trace || sh.opts.functrace) && sh.inTrap != "RETURN" {
+	if action, ok := sh.traps["RETURN"]; ok && (fn.trace || sh.opts.functrace || sh.returnTrapLevel >= f.level) && sh.inTrap != "RETURN" {
 		status := sh.status
 		sh.runTrap("RETURN", action)
 		sh.status = status

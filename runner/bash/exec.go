@@ -794,7 +794,8 @@ func (sh *Shell) selectClause(c *syntax.ForClause) {
 func (sh *Shell) letClause(c *syntax.LetClause) {
 	args := []string{"let"}
 	for _, e := range c.Exprs {
-		t, err := sh.exprText(e)
+		// let's arguments are words: their quotes go.
+		t, err := sh.spanText(int(e.Pos().Offset()), int(e.End().Offset()), e, true)
 		if err != nil {
 			sh.expandFailed(err)
 			return

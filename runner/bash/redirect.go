@@ -76,6 +76,9 @@ func (sh *Shell) redirect1(r *syntax.Redirect, install func(fd int, f *openFile,
 	// {var}>&- closes the descriptor the variable holds.
 	if varName != "" && (r.Op == syntax.DplOut || r.Op == syntax.DplIn) && r.Word != nil && r.Word.Lit() == "-" {
 		v, _ := sh.getVar(varName)
+		if b, sub, ok := splitSubscript(varName); ok {
+			v, _ = sh.element(sh.resolve(b).name, sub)
+		}
 		n, err := strconv.Atoi(v)
 		if err != nil || sh.fds.get(n) == nil {
 			sh.errorf("%s: Bad file descriptor", v)
@@ -85,12 +88,22 @@ func (sh *Shell) redirect1(r *syntax.Redirect, install func(fd int, f *openFile,
 		return true
 	}
 	if varName != "" {
-		if !isValidName(varName) {
+		base := varName
+		if b, _, ok := splitSubscript(varName); ok {
+			base = b
+		}
+		if !isValidName(base) {
 			sh.errorf("%s: bad variable name", "{"+varName+"}")
 			return false
 		}
 		fd = sh.fds.free(10)
-		if err := sh.setVar(varName, strconv.Itoa(fd)); err != nil {
+		var err error
+		if b, sub, ok := splitSubscript(varName); ok {
+			err = sh.setElement(sh.resolve(b).name, sub, strconv.Itoa(fd), false)
+		} else {
+			err = sh.setVar(varName, strconv.Itoa(fd))
+		}
+		if err != nil {
 			sh.errorf("%v", err)
 			return false
 		}

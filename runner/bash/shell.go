@@ -259,8 +259,10 @@ type Shell struct {
 	getoptsInd     int
 	traceLevel     int
 	condTrace      *[]string // the operands of the [[ ]] being traced
-	traceOut       io.Writer // xtrace's destination for the running command
-	rngSrc         *rand.PCG
+	// returnTrapLevel is the call level where trap … RETURN was set.
+	returnTrapLevel int
+	traceOut        io.Writer // xtrace's destination for the running command
+	rngSrc          *rand.PCG
 }
 
 // flowKind is a pending transfer of control.

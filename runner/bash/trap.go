@@ -136,6 +136,11 @@ func builtinTrap(sh *Shell, args []string) int {
 		if name == "DEBUG" {
 			_, sh.opts.debug = sh.traps["DEBUG"]
 		}
+		if name == "RETURN" {
+			// A RETURN trap set inside a function fires when it returns,
+			// traced or not.
+			sh.returnTrapLevel = sh.level()
+		}
 	}
 	return status
 }
