@@ -162,6 +162,11 @@ func TestFastRun(t *testing.T) {
 	if out := f.ok("", "run", "-w", "acme/f", "mkdir -p d; cd d; echo hi > notes.txt; cat notes.txt"); out != "hi\n" {
 		t.Fatalf("script as argument printed %q", out)
 	}
+	// Global flags before the verb keep the fast path (the core is a shim
+	// that fails).
+	if out := f.ok("", "--home", home, "run", "-w", "acme/f", "cat notes.txt"); out != "hi\n" {
+		t.Fatalf("wsfs --home H run printed %q", out)
+	}
 	serverFDs := settledFDs(t, s.cmd.Process.Pid, 1)
 	for _, pid := range workerPIDs(t, s.cmd.Process.Pid) {
 		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))

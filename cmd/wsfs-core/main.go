@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/signal"
 	"sort"
-	"strings"
 	"syscall"
 
 	"github.com/wsfs/wsfs/runsvc"
@@ -31,12 +30,16 @@ const (
 	exitNotFound = 4 // no such workspace, revision or path
 )
 
-// usageError marks errors in the command line itself.
-type usageError struct{ msg string }
+// usageError marks errors in the command line itself. flags, when set,
+// are the verb's, listed after the usage line (for a flag error).
+type usageError struct {
+	msg   string
+	flags *flag.FlagSet
+}
 
 func (e usageError) Error() string { return e.msg }
 
-func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+func usagef(format string, a ...any) error { return usageError{msg: fmt.Sprintf(format, a...)} }
 
 // errSilent is an exitError's error when the verb printed its own
 // message (or the command's status is all there is to say).
@@ -88,24 +91,79 @@ func main() {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr,
 		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel()}))}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		if len(args) > 1 {
+	// Global flags may come before the verb: they go in front of its own.
+	globals, args, err := runwire.LeadingGlobals(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "wsfs: %v\n", err)
+		return exitUsage
+	}
+	if len(args) == 0 {
+		printHelp(stderr)
+		return exitUsage
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+		switch len(args) {
+		case 1:
+			printHelp(stdout)
+			return exitOK
+		case 2:
 			if v, ok := verbs[args[1]]; ok {
 				return a.dispatch(ctx, v, []string{"--help"})
 			}
+			fmt.Fprintf(stderr, "wsfs help: no command %q%s (wsfs help lists them)\n", args[1], suggestion(args[1]))
+		default:
+			fmt.Fprintf(stderr, "wsfs help: takes one command name, not %d\nusage: wsfs help [COMMAND]\n", len(args)-1)
 		}
-		printHelp(stdout)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
+		return exitUsage
 	}
 	v, ok := verbs[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "wsfs: unknown command %q; run 'wsfs --help' for the list\n", args[0])
+		fmt.Fprintf(stderr, "wsfs: unknown command %q%s (wsfs help lists the commands)\n", args[0], suggestion(args[0]))
 		return exitUsage
 	}
-	return a.dispatch(ctx, v, args[1:])
+	return a.dispatch(ctx, v, append(globals, args[1:]...))
+}
+
+// suggestion is "; did you mean X?" for the verb nearest to a mistyped
+// one (at most two edits, a swap of neighbours counting as one, and no
+// more than half the word), or "".
+func suggestion(typed string) string {
+	best, bestDist := "", 3
+	for name := range verbs {
+		if d := editDistance(typed, name); d < bestDist || d == bestDist && name < best {
+			best, bestDist = name, d
+		}
+	}
+	if best == "" || bestDist > (len(typed)+1)/2 {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+// editDistance is the optimal string alignment distance between a and b:
+// insertions, deletions, substitutions and swaps of adjacent letters.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }
 
 func (a *app) dispatch(ctx context.Context, v *verb, args []string) int {
@@ -135,6 +193,10 @@ func (a *app) dispatch(ctx context.Context, v *verb, args []string) int {
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(a.stderr, "wsfs %s: %s\nusage: wsfs %s %s\n", v.name, ue.msg, v.name, v.args)
+		if ue.flags != nil {
+			fmt.Fprintln(a.stderr, "flags:")
+			runwire.PrintFlags(a.stderr, ue.flags)
+		}
 		return exitUsage
 	}
 	if errors.As(err, &ee) {
@@ -162,7 +224,7 @@ func printHelp(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, verbs[n].summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "global flags (every command): --store URL (or WSFS_STORE), --home DIR (or WSFS_HOME)")
+	fmt.Fprintln(w, "global flags (every command, before or after its name): --store URL (or WSFS_STORE), --home DIR (or WSFS_HOME)")
 	fmt.Fprintln(w, "  store URLs: file:///path  |  s3://bucket/prefix?endpoint=host:port&region=auto&secure=true")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "exit codes:")
@@ -173,62 +235,31 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "  4  not found: no such workspace, revision or path")
 }
 
-// newFlags makes a verb's flag set with the global flags.
+// newFlags makes a verb's flag set with the global flags, which every
+// verb takes (g nil: the verb has no use for them, and ignores them).
 func newFlags(a *app, v *verb, g *globalFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("wsfs "+v.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	if g != nil {
-		fs.StringVar(&g.store, "store", os.Getenv("WSFS_STORE"), "object store URL (file:///path or s3://bucket/prefix?endpoint=...)")
-		fs.StringVar(&g.home, "home", os.Getenv("WSFS_HOME"), "state folder (meta.db, cache, socket)")
+	if g == nil {
+		g = new(globalFlags)
 	}
+	fs.StringVar(&g.store, "store", os.Getenv("WSFS_STORE"), "object store `URL` (file:///path or s3://bucket/prefix?endpoint=...)")
+	fs.StringVar(&g.home, "home", os.Getenv("WSFS_HOME"), "state folder `DIR` (meta.db, cache, socket)")
 	return fs
 }
 
 // parse parses flags, turning flag errors into usage errors and -h into help.
 func parse(a *app, v *verb, fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(interleave(fs, args)); err != nil {
+	if err := fs.Parse(runwire.Interleave(fs, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(a.stdout, "usage: wsfs %s %s\n\n%s\n\nflags:\n", v.name, v.args, v.summary)
-			fs.SetOutput(a.stdout)
-			fs.PrintDefaults()
+			runwire.PrintFlags(a.stdout, fs)
 			return flag.ErrHelp
 		}
-		return usageError{strings.TrimPrefix(err.Error(), "flag provided but not defined: ")}
+		return usageError{msg: runwire.FlagError(err), flags: fs}
 	}
 	return nil
-}
-
-// interleave moves flags that follow positional arguments to the front, so
-// `wsfs log acme/a --json` works as people type it. "--" ends flags.
-func interleave(fs *flag.FlagSet, args []string) []string {
-	var flags, pos []string
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		if arg == "--" {
-			pos = append(pos, args[i+1:]...)
-			break
-		}
-		if len(arg) > 1 && arg[0] == '-' {
-			flags = append(flags, arg)
-			name := strings.TrimLeft(arg, "-")
-			if strings.Contains(name, "=") {
-				continue
-			}
-			if f := fs.Lookup(name); f != nil {
-				if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
-					continue
-				}
-				if i+1 < len(args) {
-					flags = append(flags, args[i+1])
-					i++
-				}
-			}
-			continue
-		}
-		pos = append(pos, arg)
-	}
-	return append(append(flags, "--"), pos...)
 }
 
 func logLevel() slog.Level {

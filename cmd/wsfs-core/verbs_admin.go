@@ -122,7 +122,7 @@ func runFsck(ctx context.Context, a *app, args []string) error {
 	quick := fs.Bool("quick", false, "check file blobs by size only (no hashing)")
 	repair := fs.Bool("repair", false, "rebuild the object index from the store, and write again every damaged or missing blob a good copy is found for (the read cache, a crashed server's spool, --from stores)")
 	var from []string
-	fs.Func("from", "with --repair: another store URL to take good copies from (repeatable)", func(u string) error {
+	fs.Func("from", "with --repair: another store `URL` to take good copies from (repeatable)", func(u string) error {
 		from = append(from, u)
 		return nil
 	})

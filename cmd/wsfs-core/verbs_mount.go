@@ -35,7 +35,7 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	workspace := fs.String("workspace", "", "mount this one workspace (TENANT/NAME) at DIR instead of all of them")
 	quiet := fs.Duration("quiet", 2*time.Second, "commit edits made on the mount after they have been quiet this long (negative: only at unmount)")
 	allowOther := fs.Bool("allow-other", false, "let other users reach the mount (needs user_allow_other in /etc/fuse.conf for non-root)")
-	foreground := fs.Bool("foreground", true, "stay in the foreground (the only mode: run it under a service manager to detach)")
+	foreground := fs.Bool("foreground", true, "wsfs mount always stays in the foreground, serving until stopped (the flag is accepted for mount helpers; --foreground=false is refused): run it under a service manager (systemd) or with & to detach")
 	debug := fs.Bool("debug", false, "log every FUSE request")
 	removeMountPoint := fs.Bool("remove-mount-point", false, "remove DIR after unmounting")
 	workers := fs.Int("workers", runsvc.DefaultMaxRunning, "wsfs run commands that run at once, across workspaces (the others wait their turn)")

@@ -15,6 +15,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"syscall"
+
+	"github.com/wsfs/wsfs/runsvc/runwire"
 )
 
 // exitNoCore is the shell's "command not found" status: the front is
@@ -22,8 +24,10 @@ import (
 const exitNoCore = 127
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "run" {
-		os.Exit(fastRun(os.Args[2:]))
+	// Global flags may come before the verb (wsfs --home DIR run ...);
+	// anything wrong with them is the core's to say.
+	if globals, rest, err := runwire.LeadingGlobals(os.Args[1:]); err == nil && len(rest) > 0 && rest[0] == "run" {
+		os.Exit(fastRun(append(globals, rest[1:]...)))
 	}
 	core, err := corePath()
 	if err != nil {

@@ -42,11 +42,11 @@ func newFlagSet(a *Args) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	j := &a.Job
-	fs.StringVar(&j.Workspace, "w", "", "the workspace (TENANT/NAME)")
-	fs.StringVar(&j.Workspace, "workspace", "", "the workspace (TENANT/NAME)")
+	fs.StringVar(&j.Workspace, "w", "", "the workspace (`TENANT/NAME`)")
+	fs.StringVar(&j.Workspace, "workspace", "", "the workspace (`TENANT/NAME`)")
 	fs.BoolVar(&j.JSON, "json", false, "print {exit_code, stdout, stderr, truncated, output_ref, revision, committed, duration_ms, limits_hit, refusals}")
 	fs.DurationVar(&j.Timeout, "timeout", 0, "wall time of the command (at most the workspace's wall-time quota, which is the default)")
-	fs.Func("wait", "give up with \"busy\" when the command has not started after this long (default: wait for its turn)", func(s string) error {
+	fs.Func("wait", "give up with \"busy\" when the command has not started after `D` (default: wait for its turn)", func(s string) error {
 		d, err := time.ParseDuration(s)
 		if err != nil {
 			return errors.New("parse error")
@@ -54,10 +54,10 @@ func newFlagSet(a *Args) *flag.FlagSet {
 		j.Wait, j.WaitSet = d, true
 		return nil
 	})
-	fs.StringVar(&a.File, "f", "", "read the script from FILE (- for stdin)")
-	fs.StringVar(&j.Author, "author", "", "who runs the command, recorded in the revision (default: your user name)")
-	fs.StringVar(&j.Store, "store", "", "the object store URL; it must be the one the server serves (default: $WSFS_STORE)")
-	fs.StringVar(&a.Home, "home", "", "state folder (meta.db, cache, sockets; default: $WSFS_HOME)")
+	fs.StringVar(&a.File, "f", "", "read the script from `FILE` (- for stdin)")
+	fs.StringVar(&j.Author, "author", "", "the `NAME` of who runs the command, recorded in the revision (default: your user name)")
+	fs.StringVar(&j.Store, "store", "", "the object store `URL`; it must be the one the server serves (default: $WSFS_STORE)")
+	fs.StringVar(&a.Home, "home", "", "state folder `DIR` (meta.db, cache, sockets; default: $WSFS_HOME)")
 	return fs
 }
 
@@ -66,11 +66,11 @@ func newFlagSet(a *Args) *flag.FlagSet {
 func ParseArgs(args []string) (Args, error) {
 	var a Args
 	fs := newFlagSet(&a)
-	if err := fs.Parse(interleave(fs, args)); err != nil {
+	if err := fs.Parse(Interleave(fs, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return Args{Help: true}, nil
 		}
-		return Args{}, &UsageError{strings.TrimPrefix(err.Error(), "flag provided but not defined: ")}
+		return Args{}, &UsageError{FlagError(err)}
 	}
 	a.Words = fs.Args()
 	j := &a.Job
@@ -95,47 +95,13 @@ func ParseArgs(args []string) (Args, error) {
 	return a, nil
 }
 
-// interleave moves the flags that follow the script's words to the
-// front, so `wsfs run -w t/a 'ls' --json` works as people type it. "--"
-// ends the flags.
-func interleave(fs *flag.FlagSet, args []string) []string {
-	var flags, pos []string
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		if arg == "--" {
-			pos = append(pos, args[i+1:]...)
-			break
-		}
-		if len(arg) > 1 && arg[0] == '-' {
-			flags = append(flags, arg)
-			name := strings.TrimLeft(arg, "-")
-			if strings.Contains(name, "=") {
-				continue
-			}
-			if f := fs.Lookup(name); f != nil {
-				if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
-					continue
-				}
-				if i+1 < len(args) {
-					flags = append(flags, args[i+1])
-					i++
-				}
-			}
-			continue
-		}
-		pos = append(pos, arg)
-	}
-	return append(append(flags, "--"), pos...)
-}
-
 // PrintHelp writes `wsfs run --help`.
 func PrintHelp(w io.Writer) {
 	var a Args
 	fs := newFlagSet(&a)
 	fmt.Fprintf(w, "usage: wsfs run %s\n\n%s\n\nThe script runs in a restricted bash confined to the workspace, which it sees as\n/workspace; the caller's stdin is the command's. Scripts are limited to %d MiB.\n\nflags:\n",
 		Usage, Summary, MaxScript>>20)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	PrintFlags(w, fs)
 }
 
 // LoadScript completes a.Job.Script: from the words, from -f FILE (read

@@ -3,6 +3,7 @@ package runwire
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"io"
 	"reflect"
 	"strings"
@@ -108,8 +109,8 @@ func TestParseArgs(t *testing.T) {
 		"echo":                   "-w TENANT/NAME is required",
 		"-w a/b --timeout -1s x": "--timeout -1s",
 		"-w a/b --wait -2s x":    "--wait -2s",
-		"-w a/b --wait soon x":   "invalid value",
-		"-w a/b --bogus x":       "-bogus",
+		"-w a/b --wait soon x":   `flag --wait: "soon" is not a valid value`,
+		"-w a/b --bogus x":       "unknown flag --bogus",
 		"-w a/b -f s.sh x":       "not both",
 	} {
 		_, err := ParseArgs(strings.Fields(args))
@@ -141,5 +142,54 @@ func TestLoadScript(t *testing.T) {
 	a = Args{}
 	if _, err := a.LoadScript(strings.NewReader(strings.Repeat("# comment\n", 500_000))); err != nil {
 		t.Errorf("a 5 MB script: %v", err)
+	}
+}
+
+func TestLeadingGlobals(t *testing.T) {
+	for _, tc := range []struct {
+		args          string
+		globals, rest string
+		err           string
+	}{
+		{"ls", "", "ls", ""},
+		{"--store s3://b/p ls --json", "--store=s3://b/p", "ls --json", ""},
+		{"-store=/x --home /h log a/b", "--store=/x --home=/h", "log a/b", ""},
+		{"--home /h --help", "--home=/h", "--help", ""},
+		{"--home /h -- ls", "--home=/h", "ls", ""},
+		{"--frob ls", "", "", "unknown flag --frob before the command"},
+		{"-x ls", "", "", "unknown flag -x"},
+		{"--store", "", "", "flag --store needs a value"},
+	} {
+		globals, rest, err := LeadingGlobals(strings.Fields(tc.args))
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: error %v, want %q", tc.args, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || strings.Join(globals, " ") != tc.globals || strings.Join(rest, " ") != tc.rest {
+			t.Errorf("%q: %q %q %v, want %q %q", tc.args, globals, rest, err, tc.globals, tc.rest)
+		}
+	}
+}
+
+func TestFlagError(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Int("limit", 0, "")
+	fs.Bool("json", false, "")
+	for args, want := range map[string]string{
+		"--frob":       "unknown flag --frob",
+		"-z":           "unknown flag -z",
+		"--limit":      "flag --limit needs a value",
+		"--limit=x":    `flag --limit: "x" is not a valid value`,
+		"--limit=9e99": `flag --limit: "9e99" is not a valid value`,
+		"--json=maybe": `flag --json takes no value but true or false, not "maybe"`,
+		"---x":         "---x is not a flag",
+	} {
+		err := fs.Parse([]string{args})
+		if err == nil || FlagError(err) != want && !strings.HasPrefix(FlagError(err), want) {
+			t.Errorf("%s: %v → %q, want %q", args, err, FlagError(err), want)
+		}
 	}
 }
