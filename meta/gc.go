@@ -17,7 +17,9 @@ import (
 // GCOptions tune GC.
 type GCOptions struct {
 	// Grace spares unreached blobs younger than this (they may belong to a
-	// commit or an upload in progress). 0 means 1 hour.
+	// commit or an upload in progress). 0 means DefaultGrace; a negative
+	// Grace (NoGrace) spares nothing, which is safe only when no other
+	// process writes to the store (this DB's own commits are guarded).
 	Grace time.Duration
 	// Delete deletes the garbage; without it GC only reports it.
 	Delete bool
@@ -25,6 +27,13 @@ type GCOptions struct {
 	// finds more) and again as it deletes (total is the garbage count).
 	Progress func(done, total int)
 }
+
+// DefaultGrace is GC's grace period when GCOptions.Grace is 0.
+const DefaultGrace = time.Hour
+
+// NoGrace is a GCOptions.Grace that spares nothing: every unreached
+// object is garbage at once.
+const NoGrace time.Duration = -1
 
 // BlobInfo describes one stored blob in a report.
 type BlobInfo struct {
@@ -95,8 +104,11 @@ var ErrGCRunning = errors.New("meta: gc is already running")
 // are gone. Commits may run meanwhile: an object a commit starts using
 // while GC runs is never deleted, nor is the pack that holds it.
 func (db *DB) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
-	if opts.Grace <= 0 {
-		opts.Grace = time.Hour
+	switch {
+	case opts.Grace == 0:
+		opts.Grace = DefaultGrace
+	case opts.Grace < 0:
+		opts.Grace = 0
 	}
 	if !db.guard.startGC() {
 		return nil, ErrGCRunning

@@ -61,3 +61,27 @@ func TestUnknownFlagsAndVerbs(t *testing.T) {
 		t.Fatalf("help:\n%s", out)
 	}
 }
+
+// TestGCGraceZero: --grace 0s spares nothing, rather than meaning an hour
+// (issue 20, item 6).
+func TestGCGraceZero(t *testing.T) {
+	c := newCLI(t)
+	c.ok("", "create", "acme/g")
+	c.ok("old content\n", "put", "acme/g", "f.txt")
+	c.ok("new content\n", "put", "--force", "acme/g", "f.txt")
+	c.ok("", "quota", "acme/g", "set", "keep-last=1")
+	// The old content is unreached once retention drops revision 2, but
+	// young: the default grace keeps it.
+	if out := c.ok("", "gc", "--delete"); !strings.Contains(out, "deleted: 0 blobs") {
+		t.Fatalf("gc --delete with the default grace:\n%s", out)
+	}
+	out := c.ok("", "gc", "--delete", "--grace", "0s")
+	if !strings.Contains(out, "deleted: ") || strings.Contains(out, "deleted: 0 ") {
+		t.Fatalf("gc --delete --grace 0s deleted nothing:\n%s", out)
+	}
+	if got := c.ok("", "cat", "acme/g", "f.txt"); got != "new content\n" {
+		t.Fatalf("head after gc: %q", got)
+	}
+	c.ok("", "fsck")
+	c.fails(exitUsage, "--grace must not be negative", "gc", "--grace", "-1s")
+}

@@ -56,7 +56,7 @@ func runGC(ctx context.Context, a *app, args []string) error {
 	var g globalFlags
 	fs := newFlags(a, v, &g)
 	del := fs.Bool("delete", false, "delete the garbage (default: dry run, report only)")
-	grace := fs.Duration("grace", time.Hour, "spare unreached blobs younger than this")
+	grace := fs.Duration("grace", meta.DefaultGrace, "spare unreached blobs younger than `D` (0s spares none: only when no other server writes to this store)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	verbose := fs.Bool("v", false, "list every garbage blob")
 	if err := parse(a, v, fs, args); err != nil {
@@ -74,7 +74,11 @@ func runGC(ctx context.Context, a *app, args []string) error {
 	}
 	defer done()
 	tick, stop := progress(a, "gc")
-	rep, err := db.GC(ctx, meta.GCOptions{Grace: *grace, Delete: *del, Progress: tick})
+	opts := meta.GCOptions{Grace: *grace, Delete: *del, Progress: tick}
+	if *grace == 0 {
+		opts.Grace = meta.NoGrace
+	}
+	rep, err := db.GC(ctx, opts)
 	stop()
 	if err != nil {
 		return err
