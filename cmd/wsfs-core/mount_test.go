@@ -159,6 +159,26 @@ func startServer(t testing.TB, home, mnt string, args ...string) *server {
 	return s
 }
 
+// stderrSays waits until the server's stderr holds every one of want
+// (or it exits, or 30 s pass).
+func (s *server) stderrSays(want ...string) bool {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		errs := s.stderr.String()
+		all := true
+		for _, w := range want {
+			all = all && strings.Contains(errs, w)
+		}
+		if all {
+			return true
+		}
+		if time.Now().After(deadline) || s.cmd.ProcessState != nil {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // stop sends sig and waits for the process to exit.
 func (s *server) stop(sig os.Signal) error {
 	s.t.Helper()
@@ -339,9 +359,10 @@ func TestMountAfterKill(t *testing.T) {
 	}
 
 	s2 := startServer(t, home, mnt, "--quiet", "50ms")
-	errs := s2.stderr.String()
-	if !strings.Contains(errs, fmt.Sprintf("server PID %d", s.cmd.Process.Pid)) || !strings.Contains(errs, "stale mount") {
-		t.Fatalf("remount after a kill must say what it cleaned:\n%s", errs)
+	// The server's stderr is copied by another goroutine than its ready
+	// line: wait for it.
+	if !s2.stderrSays(fmt.Sprintf("server PID %d", s.cmd.Process.Pid), "stale mount") {
+		t.Fatalf("remount after a kill must say what it cleaned:\n%s", s2.stderr.String())
 	}
 	if b, err := os.ReadFile(filepath.Join(mnt, "acme/a/kept.txt")); err != nil || string(b) != "kept\n" {
 		t.Fatalf("committed file after remount: %q %v", b, err)
