@@ -79,6 +79,9 @@ func TestLayering(t *testing.T) {
 	// onlyImporter names the single wsfs package tree allowed to import a library.
 	onlyImporter := map[string]string{
 		"go.etcd.io/bbolt":                    "meta/kv/boltkv",
+		"go.etcd.io/etcd/client/v3":           "meta/kv/etcdkv",
+		"go.etcd.io/etcd/api/v3":              "meta/kv/etcdkv",
+		"go.etcd.io/etcd/server/v3":           "meta/kv/etcdkv/etcdtest",
 		"github.com/minio/minio-go/v7":        "objects/s3",
 		"github.com/hanwen/go-fuse/v2":        "fusefs",
 		"mvdan.cc/sh/v3":                      "runner",

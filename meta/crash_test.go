@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(crashChildEnv); dir != "" {
 		os.Exit(crashChild(dir))
 	}
-	os.Exit(m.Run())
+	os.Exit(runOnEngines(m))
 }
 
 // crashChild commits in a loop until it is killed, printing every

@@ -150,7 +150,14 @@
 // owning process (meta.db.pid beside the file). A damaged file is
 // reported with its path and the next step (wsfs recover) and never
 // rewritten; a file from a newer wsfs is refused. OpenEngine opens meta on
-// any other engine.
+// any other engine: etcd (kv/etcdkv; meta/metaurl opens it from a --meta
+// URL), whose records several servers share. There, every transaction
+// compares the modification revisions of what it read, so a commit's
+// stale check is etcd's compare of the workspace record: of two servers
+// committing on one base, exactly one wins, and the other gets ErrStale.
+// An etcd failure after a commit was sent leaves its outcome unknown
+// (kv.ErrUncertain): the commit's packs then stay in the store, so a
+// revision that did land is never left without its objects.
 //
 // # Invariants (each has a test)
 //

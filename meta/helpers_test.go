@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wsfs/wsfs/meta/kv"
+	"github.com/wsfs/wsfs/meta/kv/etcdkv"
 
 	"github.com/wsfs/wsfs/objects"
 )
@@ -18,7 +19,13 @@ func openTestDB(t testing.TB, store objects.Store) *DB {
 	if store == nil {
 		store = objects.NewMemory()
 	}
-	db, err := Open(context.Background(), filepath.Join(t.TempDir(), DBFileName), store, Options{NoSync: true})
+	var db *DB
+	var err error
+	if testCluster != nil {
+		db, err = OpenEngine(context.Background(), testCluster.Engine(t, etcdkv.Options{}), store, Options{})
+	} else {
+		db, err = Open(context.Background(), filepath.Join(t.TempDir(), DBFileName), store, Options{NoSync: true})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

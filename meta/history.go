@@ -63,7 +63,7 @@ func (db *DB) Show(ctx context.Context, ref Ref) (Revision, error) {
 	if err != nil {
 		return Revision{}, err
 	}
-	if r.ChangesOmitted > 0 {
+	if r.ChangesOmitted > 0 || r.CommandOmitted > 0 {
 		b, err := objects.Get(ctx, db.store, r.Manifest)
 		if err != nil {
 			return Revision{}, fmt.Errorf("meta: %s@%d: reading the manifest for the full list of changes: %w", r.Workspace, r.N, err)
@@ -73,6 +73,7 @@ func (db *DB) Show(ctx context.Context, ref Ref) (Revision, error) {
 			return Revision{}, fmt.Errorf("meta: %s@%d: manifest %s: %w: %w", r.Workspace, r.N, r.Manifest.Short(), objects.ErrCorrupt, err)
 		}
 		r.Changes, r.ChangesOmitted = m.Changes, 0
+		r.Command, r.CommandOmitted = m.Command, 0
 	}
 	return *r, nil
 }

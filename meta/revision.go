@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wsfs/wsfs/meta/kv"
 
@@ -64,6 +65,11 @@ type Revision struct {
 	// import does not slow every later commit; Log returns that short list,
 	// while Show and Commit return the full one (Show reads the manifest).
 	ChangesOmitted int `json:"changes_omitted,omitempty"`
+	// CommandOmitted counts the bytes of Command left out: the database
+	// keeps at most MaxInlineCommand bytes of it (a script can be
+	// megabytes, more than one etcd transaction takes). Log returns the
+	// short command; Show and Commit return the full one.
+	CommandOmitted int `json:"command_omitted,omitempty"`
 
 	// Nonce is random. It makes every manifest unique, so that removing
 	// the manifest of a failed commit can never remove another's.
@@ -99,8 +105,20 @@ func decodeManifest(b []byte) (*Revision, error) {
 // database (see Revision.ChangesOmitted).
 const MaxInlineChanges = 100
 
+// MaxInlineCommand is how many bytes of a revision's command the database
+// keeps (see Revision.CommandOmitted).
+const MaxInlineCommand = 16 << 10
+
 func putRevision(tx kv.Txn, ws *Workspace, r *Revision) error {
 	rec := revisionRecord{Manifest: r.Manifest, Revision: *r}
+	if n := len(rec.Revision.Command); n > MaxInlineCommand {
+		cut := MaxInlineCommand
+		for cut > 0 && !utf8.RuneStart(rec.Revision.Command[cut]) {
+			cut--
+		}
+		rec.Revision.Command = rec.Revision.Command[:cut]
+		rec.Revision.CommandOmitted = n - cut
+	}
 	if n := len(rec.Revision.Changes); n > MaxInlineChanges {
 		rec.Revision.Changes = rec.Revision.Changes[:MaxInlineChanges]
 		rec.Revision.ChangesOmitted = n - MaxInlineChanges
