@@ -224,8 +224,9 @@ func printHelp(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, verbs[n].summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "global flags (every command, before or after its name): --store URL (or WSFS_STORE), --home DIR (or WSFS_HOME)")
+	fmt.Fprintln(w, "global flags (every command, before or after its name): --store URL (or WSFS_STORE), --home DIR (or WSFS_HOME), --meta URL (or WSFS_META)")
 	fmt.Fprintln(w, "  store URLs: file:///path  |  s3://bucket/prefix?endpoint=host:port&region=auto&secure=true")
+	fmt.Fprintln(w, "  meta URLs:  bolt:///path/meta.db (default: meta.db in the home)  |  etcd://host:2379,host:2379/prefix")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "exit codes:")
 	fmt.Fprintln(w, "  0  success")
@@ -246,6 +247,7 @@ func newFlags(a *app, v *verb, g *globalFlags) *flag.FlagSet {
 	}
 	fs.StringVar(&g.store, "store", os.Getenv("WSFS_STORE"), "object store `URL` (file:///path or s3://bucket/prefix?endpoint=...)")
 	fs.StringVar(&g.home, "home", os.Getenv("WSFS_HOME"), "state folder `DIR` (meta.db, cache, socket)")
+	fs.StringVar(&g.meta, "meta", os.Getenv("WSFS_META"), "metadata engine `URL`: bolt:///path/meta.db (default: meta.db in the home) or etcd://host:2379[,host:2379]/prefix")
 	return fs
 }
 
@@ -273,4 +275,5 @@ func logLevel() slog.Level {
 type globalFlags struct {
 	store string
 	home  string
+	meta  string // --meta URL: the metadata engine ("": meta.db in the home)
 }

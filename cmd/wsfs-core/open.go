@@ -9,6 +9,7 @@ import (
 
 	"github.com/wsfs/wsfs/internal/home"
 	"github.com/wsfs/wsfs/meta"
+	"github.com/wsfs/wsfs/meta/metaurl"
 	"github.com/wsfs/wsfs/objects"
 	"github.com/wsfs/wsfs/objects/storeurl"
 )
@@ -46,17 +47,39 @@ func defaultStore(home string) (string, error) {
 	return storeurl.FolderURL(filepath.Join(home, "objects")), nil
 }
 
-// openDB opens the store and meta.db under home.
+// metaSpec returns the metadata engine --meta names (meta.db in home by
+// default).
+func (g *globalFlags) metaSpec(home string) (metaurl.Spec, error) {
+	spec, err := metaurl.Parse(g.meta, home)
+	if err != nil {
+		return metaurl.Spec{}, usageError{msg: err.Error()}
+	}
+	return spec, nil
+}
+
+// openDB opens the store and the metadata engine (meta.db under home by
+// default).
 func (g *globalFlags) openDB(ctx context.Context, readOnly bool) (*meta.DB, error) {
+	return g.openDBWith(ctx, readOnly, meta.Options{})
+}
+
+func (g *globalFlags) openDBWith(ctx context.Context, readOnly bool, opts meta.Options) (*meta.DB, error) {
 	st, home, err := g.openStore(ctx)
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(home, meta.DBFileName)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		readOnly = false // a fresh home: create the empty database
+	spec, err := g.metaSpec(home)
+	if err != nil {
+		closeStore(st)
+		return nil, err
 	}
-	db, err := meta.Open(ctx, path, st, meta.Options{ReadOnly: readOnly})
+	if spec.Kind == metaurl.Bolt {
+		if _, err := os.Stat(spec.Path); errors.Is(err, os.ErrNotExist) {
+			readOnly = false // a fresh home: create the empty database
+		}
+	}
+	opts.ReadOnly = readOnly
+	db, err := metaurl.Open(ctx, spec, st, opts)
 	if err != nil {
 		closeStore(st)
 		return nil, err

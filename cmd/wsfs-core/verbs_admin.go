@@ -17,6 +17,8 @@ import (
 	"github.com/wsfs/wsfs/api"
 	"github.com/wsfs/wsfs/fusefs"
 	"github.com/wsfs/wsfs/meta"
+	"github.com/wsfs/wsfs/meta/kv"
+	"github.com/wsfs/wsfs/meta/metaurl"
 	"github.com/wsfs/wsfs/objects"
 	"github.com/wsfs/wsfs/objects/storeurl"
 )
@@ -24,7 +26,8 @@ import (
 func init() {
 	register(&verb{name: "gc", args: "[--delete] [--grace 1h] [--json]", summary: "find (and with --delete remove) blobs no retained revision reaches", run: runGC})
 	register(&verb{name: "fsck", args: "[--quick] [--repair [--from URL]...] [--json]", summary: "check every retained revision's trees and blobs; exit 1 on problems; --repair rebuilds the object index and heals damaged blobs from good copies", run: runFsck})
-	register(&verb{name: "recover", args: "[--json]", summary: "rebuild meta.db from the object store alone", run: runRecover})
+	register(&verb{name: "recover", args: "[--json]", summary: "rebuild the metadata (meta.db, or an empty etcd prefix with --meta) from the object store alone", run: runRecover})
+	register(&verb{name: "meta", args: "copy FROM TO [--json]", summary: "copy every metadata record from one engine to another (bolt:///path/meta.db, etcd://host:2379/prefix) and check the copy", run: runMeta})
 }
 
 // progress returns a callback drawing a progress bar on stderr when it is a
@@ -284,12 +287,27 @@ func runRecover(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer closeStore(st)
-	path := filepath.Join(home, meta.DBFileName)
-	if _, err := os.Stat(path); err == nil {
-		return fmt.Errorf("%s exists; move it aside first (mv %s %s.bad) and run wsfs recover again", path, path, path)
+	spec, err := g.metaSpec(home)
+	if err != nil {
+		return err
 	}
+	path := spec.Path
+	var rep *meta.RecoverReport
 	tick, stop := progress(a, "recover")
-	rep, err := meta.Recover(ctx, path, st, meta.RecoverOptions{Progress: tick, Logger: a.log})
+	if spec.Kind == metaurl.Bolt {
+		if _, err := os.Stat(path); err == nil {
+			stop()
+			return fmt.Errorf("%s exists; move it aside first (mv %s %s.bad) and run wsfs recover again", path, path, path)
+		}
+		rep, err = meta.Recover(ctx, path, st, meta.RecoverOptions{Progress: tick, Logger: a.log})
+	} else {
+		path = spec.String()
+		var eng kv.Engine
+		if eng, err = metaurl.OpenEngine(ctx, spec, false); err == nil {
+			rep, err = meta.RecoverEngine(ctx, eng, st, home, meta.RecoverOptions{Progress: tick, Logger: a.log})
+			eng.Close()
+		}
+	}
 	stop()
 	if err != nil {
 		return err
@@ -303,5 +321,53 @@ func runRecover(ctx context.Context, a *app, args []string) error {
 		fmt.Fprintf(a.stdout, "  skipped: %s\n", s)
 	}
 	fmt.Fprintln(a.stdout, "next: run 'wsfs fsck' to check the result")
+	return nil
+}
+
+func runMeta(ctx context.Context, a *app, args []string) error {
+	v := verbs["meta"]
+	var g globalFlags
+	fs := newFlags(a, v, &g)
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if err := parse(a, v, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 3 || fs.Arg(0) != "copy" {
+		return usagef("usage: wsfs meta copy FROM TO (each bolt:///path/meta.db or etcd://host:2379/prefix)")
+	}
+	home, err := g.homeDir()
+	if err != nil {
+		return err
+	}
+	from, err := metaurl.Parse(fs.Arg(1), home)
+	if err != nil {
+		return usageError{msg: err.Error()}
+	}
+	to, err := metaurl.Parse(fs.Arg(2), home)
+	if err != nil {
+		return usageError{msg: err.Error()}
+	}
+	if from.String() == to.String() {
+		return usagef("FROM and TO are the same (%s)", from)
+	}
+	src, err := metaurl.OpenEngine(ctx, from, true)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := metaurl.OpenEngine(ctx, to, false)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	rep, err := meta.CopyRecords(ctx, src, dst)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(a.stdout, rep)
+	}
+	fmt.Fprintf(a.stdout, "meta copy: %d records (%d workspaces, %d bytes) from %s to %s, checked (sha256 %s)\n",
+		rep.Records, rep.Workspaces, rep.Bytes, rep.From, rep.To, rep.Digest[:16])
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/wsfs/wsfs/api"
 	"github.com/wsfs/wsfs/fusefs"
 	"github.com/wsfs/wsfs/meta"
+	"github.com/wsfs/wsfs/meta/metaurl"
 	"github.com/wsfs/wsfs/runsvc"
 	"github.com/wsfs/wsfs/runsvc/runwire"
 )
@@ -119,7 +120,11 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	if *shared {
 		lockWait = heldWait
 	}
-	db, err := meta.Open(ctx, filepath.Join(home, meta.DBFileName), st, meta.Options{Logger: log, LockTimeout: lockWait})
+	spec, err := g.metaSpec(home)
+	if err != nil {
+		return err
+	}
+	db, err := metaurl.Open(ctx, spec, st, meta.Options{Logger: log, LockTimeout: lockWait})
 	if errors.Is(err, meta.ErrInUse) {
 		return heldError(home, err)
 	}
