@@ -48,6 +48,7 @@ func runOnEngines(m *testing.M) int {
 		return m.Run()
 	}
 	code := m.Run()
+	stopBenchClusters()
 	if code != 0 || testing.Short() || flagSet("test.bench") || os.Getenv(engineEnv) == "bolt" {
 		return code
 	}

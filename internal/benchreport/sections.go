@@ -6,7 +6,7 @@ import "fmt"
 // their results are laid out. The benchtimes keep a whole `make bench`
 // under about ten minutes on the 2-core machine.
 func Sections() []Section {
-	return []Section{fileSystem(), commands(), shell(), jsExec(), textTools(), commitScaling(), stores(), packedCommits()}
+	return []Section{fileSystem(), commands(), shell(), jsExec(), textTools(), commitScaling(), stores(), packedCommits(), engines()}
 }
 
 func fileSystem() Section {
@@ -263,6 +263,41 @@ func packedCommits() Section {
 				Metrics: []string{"folder-ms", "minio-ms", "minio20ms-ms", "minio/folder", "minio20ms/folder"}, Rows: rows},
 			{Title: "The snapshot alone (median ms) and store requests per command",
 				Metrics: []string{"folder-commit-ms", "minio-commit-ms", "minio20ms-commit-ms", "folder-req", "minio-req", "minio20ms-req"}, Rows: rows},
+		},
+	}
+}
+
+func engines() Section {
+	const pkg = "./meta"
+	cols := []string{"bolt", "etcd-1", "etcd-3"}
+	var cells []Cell
+	for _, op := range []struct{ bench, label string }{
+		{"commit", "commit one file"},
+		{"log", "read history (the 50 newest of 200 revisions)"},
+	} {
+		for _, col := range cols {
+			cells = append(cells, Cell{Pkg: pkg, Name: "BenchmarkEngines/" + op.bench + "/" + col, Row: op.label, Col: col})
+		}
+	}
+	many := []Cell{
+		{Pkg: pkg, Name: "BenchmarkEtcdManyWorkspaces/create/bolt", Row: "create a workspace among 100,000", Col: "bolt"},
+		{Pkg: pkg, Name: "BenchmarkEtcdManyWorkspaces/create/etcd-1", Row: "create a workspace among 100,000", Col: "etcd-1"},
+		{Pkg: pkg, Name: "BenchmarkEtcdManyWorkspaces/list/bolt", Row: "list all 100,000 workspaces", Col: "bolt"},
+		{Pkg: pkg, Name: "BenchmarkEtcdManyWorkspaces/list/etcd-1", Row: "list all 100,000 workspaces", Col: "etcd-1"},
+	}
+	return Section{
+		Title: "Metadata engines: bbolt vs etcd (one member, three members)",
+		Intro: "meta's operations on each engine, over the in-memory object store so that only the engine differs: " +
+			"a bbolt file, and etcd embedded in the benchmark process on loopback with one member and with three " +
+			"(neither fsyncs: the comparison is of the engines' own work and round trips). A commit on etcd is one " +
+			"read of the head and one transaction; a history read is one paged range read.",
+		Runs: []Run{
+			{Pkg: pkg, Bench: "^BenchmarkEngines$", Benchtime: "200x"},
+			{Pkg: pkg, Bench: "^BenchmarkEtcdManyWorkspaces$", Benchtime: "5x"},
+		},
+		Comparisons: []Comparison{
+			{Metric: "ns/op", Columns: cols, Subjects: cols[1:], Baselines: cols[:1], Cells: cells},
+			{Title: "100,000 workspaces", Metric: "ns/op", Columns: cols[:2], Subjects: cols[1:2], Baselines: cols[:1], Cells: many},
 		},
 	}
 }
