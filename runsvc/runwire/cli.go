@@ -12,10 +12,10 @@ import (
 
 // GlobalFlags are the flags every verb takes, which may also come before
 // the verb: `wsfs --store URL ls` is `wsfs ls --store URL`.
-var GlobalFlags = []string{"store", "home"}
+var GlobalFlags = []string{"store", "home", "meta"}
 
 // LeadingGlobals splits the global flags that come before the verb
-// (--store URL, --store=URL, --home DIR, one or two dashes) from the
+// (--store URL, --store=URL, --home DIR, --meta URL, one or two dashes) from the
 // rest, which starts with the verb. They come back as NAME=VALUE flags
 // ready to go in front of the verb's own arguments. Any other flag before
 // the verb is an error that names it; -h and --help are left for the
@@ -31,7 +31,7 @@ func LeadingGlobals(args []string) (globals, rest []string, err error) {
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
 		if !isGlobal(name) {
-			return nil, nil, fmt.Errorf("unknown flag %s before the command (the flags that may come before it: --store URL, --home DIR; a command's own flags follow it)", DisplayFlag(name))
+			return nil, nil, fmt.Errorf("unknown flag %s before the command (the flags that may come before it: --store URL, --home DIR, --meta URL; a command's own flags follow it)", DisplayFlag(name))
 		}
 		if !hasValue {
 			if i+1 >= len(args) {
