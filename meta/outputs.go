@@ -46,16 +46,67 @@ func (db *DB) PutOutput(ctx context.Context, ws string, content []byte) (objects
 	if err != nil {
 		return objects.Digest{}, err
 	}
-	d := objects.Sum(content)
-	ref := encodeOutputRef(w.ID, d)
-	u := db.newUpload()
+	u, d := db.outputUpload(w.ID, content)
 	defer u.release()
-	u.add(pendingObject{d: d, tag: tagOutput, size: int64(len(content)), data: content, what: "the output", single: true})
-	u.add(pendingObject{d: objects.Sum(ref), tag: tagOutputRef, size: int64(len(ref)), data: ref, what: "the output's reference"})
 	if err := u.run(ctx); err != nil {
 		return d, fmt.Errorf("meta: store output of %s: %w", name, err)
 	}
 	if err := u.commit(ctx); err != nil {
+		return d, fmt.Errorf("meta: store output of %s: %w", name, err)
+	}
+	return d, nil
+}
+
+// outputUpload is the upload of an output, content, of workspace
+// incarnation id: the blob, unpacked, and its reference object.
+func (db *DB) outputUpload(id string, content []byte) (*upload, objects.Digest) {
+	d := objects.Sum(content)
+	ref := encodeOutputRef(id, d)
+	u := db.newUpload()
+	u.add(pendingObject{d: d, tag: tagOutput, size: int64(len(content)), data: content, what: "the output", single: true})
+	u.add(pendingObject{d: objects.Sum(ref), tag: tagOutputRef, size: int64(len(ref)), data: ref, what: "the output's reference"})
+	return u, d
+}
+
+// StoreOutput is PutOutput and RecordOutput in one: it stores a command's
+// output, content, for workspace ws (the blob and its reference object)
+// and references it with o's command, run, start and exit code (Digest
+// and Time are set here), in one upload and one transaction. It returns
+// the output's digest.
+func (db *DB) StoreOutput(ctx context.Context, ws string, content []byte, o Output) (objects.Digest, error) {
+	name, err := ParseWorkspace(ws)
+	if err != nil {
+		return objects.Digest{}, err
+	}
+	w, err := db.Get(ctx, name)
+	if err != nil {
+		return objects.Digest{}, err
+	}
+	u, d := db.outputUpload(w.ID, content)
+	defer u.release()
+	o.Digest, o.Time = d, db.now().UTC()
+	rec, err := json.Marshal(o)
+	if err != nil {
+		return d, fmt.Errorf("meta: store output of %s: %w", name, err)
+	}
+	if err := u.run(ctx); err != nil {
+		return d, fmt.Errorf("meta: store output of %s: %w", name, err)
+	}
+	err = db.update(ctx, func(tx kv.Txn) error {
+		cur, err := getWorkspace(tx, name)
+		if err != nil {
+			return err
+		}
+		if cur.ID != w.ID {
+			return fmt.Errorf("meta: store output of %s: %w: the workspace was deleted and made again", name, ErrNotFound)
+		}
+		if err := u.record(tx); err != nil {
+			return err
+		}
+		return putOutputRecord(tx, cur.ID, rec)
+	})
+	if err != nil {
+		u.discardAfter(ctx, err, "a failed output record of "+name)
 		return d, fmt.Errorf("meta: store output of %s: %w", name, err)
 	}
 	return d, nil

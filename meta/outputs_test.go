@@ -2,6 +2,7 @@ package meta
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -131,5 +132,29 @@ func TestSchemaOneMigrates(t *testing.T) {
 	defer db.Close()
 	if err := db.RecordOutput(ctx, "acme/old", Output{Digest: objects.Sum([]byte("x"))}); err != nil {
 		t.Fatalf("after the upgrade: %v", err)
+	}
+}
+
+// TestStoreOutput stores and records an output in one call: the blob
+// reads back, the record keeps the command, and recover finds it again.
+func TestStoreOutput(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t, objects.NewMemory())
+	w := mustCreate(t, db, "acme/o")
+	started := time.Now().Add(-time.Second).UTC().Round(0)
+	d, err := db.StoreOutput(ctx, w.Name, []byte("wsfs-out2\nx"), Output{Run: "r1", Command: "echo x", Started: started, ExitCode: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := objects.Get(ctx, db.Store(), d); err != nil || string(b) != "wsfs-out2\nx" {
+		t.Fatalf("the blob: %q %v", b, err)
+	}
+	outs, err := db.Outputs(ctx, w.Name)
+	if err != nil || len(outs) != 1 || outs[0].Digest != d || outs[0].Run != "r1" || outs[0].Command != "echo x" ||
+		outs[0].ExitCode != 3 || !outs[0].Started.Equal(started) {
+		t.Fatalf("the record: %+v %v", outs, err)
+	}
+	if _, err := db.StoreOutput(ctx, "acme/none", []byte("x"), Output{}); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("an output for a missing workspace: %v", err)
 	}
 }
