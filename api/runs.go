@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wsfs/wsfs/meta"
+	"github.com/wsfs/wsfs/objects"
 	"github.com/wsfs/wsfs/runsvc"
 )
 
@@ -56,6 +57,54 @@ func (s *Server) runRoutes() {
 	})
 	s.mux.HandleFunc("POST /v1/run/logs", s.runLogs)
 	s.mux.HandleFunc("POST /v1/run", s.run)
+	s.mux.HandleFunc("POST /v1/run/output", s.runOutput)
+}
+
+type outputReq struct {
+	Ref string `json:"ref"`
+}
+
+// runOutput streams a command's stored output blob (wsfs output REF),
+// from the run service's memory if it is not stored yet.
+func (s *Server) runOutput(w http.ResponseWriter, r *http.Request) {
+	var q outputReq
+	if !decodeRequest(w, r, &q) {
+		return
+	}
+	d, err := objects.ParseDigest(q.Ref)
+	if err != nil {
+		writeError(w, fmt.Errorf("api: %s is not an output reference (64 hex digits): %w", q.Ref, meta.ErrInvalid))
+		return
+	}
+	var rc io.ReadCloser
+	if s.cfg.Runs != nil {
+		rc, err = s.cfg.Runs.OpenOutput(r.Context(), d)
+	} else {
+		rc, err = s.cfg.DB.Store().Open(r.Context(), d, 0, -1)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer rc.Close()
+	s.stream(w, func(out io.Writer) error {
+		_, err := io.Copy(out, rc)
+		return err
+	})
+}
+
+// RunOutput opens a command's output blob by its reference (output_ref);
+// a failure found after the first byte is the reader's error.
+func (c *Client) RunOutput(ctx context.Context, d objects.Digest) (io.ReadCloser, error) {
+	b, err := json.Marshal(outputReq{Ref: d.String()})
+	if err != nil {
+		return nil, fmt.Errorf("api: %w", err)
+	}
+	hr, err := c.do(ctx, "POST", "/v1/run/output", bytes.NewReader(b), nil)
+	if err != nil {
+		return nil, err
+	}
+	return &streamReader{hr: hr}, nil
 }
 
 // ndjson writes one JSON value per line, flushed, from any goroutine.

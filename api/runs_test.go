@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +106,40 @@ func TestRunLogsStored(t *testing.T) {
 	want := "start echo one|out one\n|end |start echo two; echo err >&2; exit 3|out two;\n|err err\n|end III"
 	if err != nil || strings.Join(got, "|") != want {
 		t.Fatalf("logs: %v\n%q\nwant\n%q", err, strings.Join(got, "|"), want)
+	}
+}
+
+// TestRunOutput: the output endpoint streams a stored output blob, and
+// says clearly when a reference is malformed or names nothing stored.
+func TestRunOutput(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	b := runwire.AppendOutput([]byte(runwire.OutputMagic), runwire.KindStdout, []byte("hello\n"))
+	d, err := objects.PutBytes(ctx, e.db.Store(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := e.client.RunOutput(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil || string(got) != string(b) {
+		t.Fatalf("the output: %q %v", got, err)
+	}
+	missing := objects.Sum([]byte("never stored"))
+	rc, err = e.client.RunOutput(ctx, missing)
+	if err == nil {
+		_, err = io.ReadAll(rc)
+		rc.Close()
+	}
+	if !errors.Is(err, meta.ErrNotFound) && !errors.Is(err, objects.ErrNotFound) {
+		t.Fatalf("a missing output: %v", err)
+	}
+	var out struct{}
+	if err := e.client.call(ctx, "POST", "/v1/run/output", outputReq{Ref: "nothex"}, &out); !errors.Is(err, meta.ErrInvalid) ||
+		!strings.Contains(err.Error(), "not an output reference") {
+		t.Fatalf("a malformed reference: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wsfs/wsfs/meta"
+	"github.com/wsfs/wsfs/objects"
 	"github.com/wsfs/wsfs/runsvc/runwire"
 )
 
@@ -73,13 +74,14 @@ type Service struct {
 	recent    map[string][]*Run // the last finished runs of each workspace
 	followers map[string]map[*follower]bool
 	users     map[int]string // user names by ID, for authors
-	closed    bool
-	idleSince time.Time // zero while a turn is queued or held
-	closing   chan struct{}
+	// pendingOutputs are the outputs reported but not stored yet.
+	pendingOutputs map[objects.Digest]*Run
+	closed         bool
+	idleSince      time.Time // zero while a turn is queued or held
+	closing        chan struct{}
 
-	js      jsPrep
-	wg      sync.WaitGroup // runs under way
-	records sync.WaitGroup // outputs being stored and recorded
+	js jsPrep
+	wg sync.WaitGroup // runs under way, their outputs stored
 }
 
 // New makes a service.
@@ -99,7 +101,7 @@ func New(cfg Config) (*Service, error) {
 		parked = DefaultParked
 	}
 	s := &Service{cfg: cfg, log: log, slots: make(chan struct{}, cfg.MaxRunning), sessions: map[string]*session{},
-		runs: map[string]*Run{}, recent: map[string][]*Run{}, followers: map[string]map[*follower]bool{}, users: map[int]string{},
+		runs: map[string]*Run{}, recent: map[string][]*Run{}, followers: map[string]map[*follower]bool{}, users: map[int]string{}, pendingOutputs: map[objects.Digest]*Run{},
 		idleSince: time.Now(), closing: make(chan struct{})}
 	if cfg.Mount != nil && cfg.Program != "" {
 		s.pool = newPool([]string{cfg.Program, WorkerVerb}, cfg.JSCache, parked, cfg.Unconfined, log)
@@ -132,7 +134,6 @@ func (s *Service) Close(ctx context.Context) error {
 		err = fmt.Errorf("runsvc: commands still running at shutdown were stopped: %w", ctx.Err())
 		<-done
 	}
-	s.records.Wait()
 	return err
 }
 
@@ -393,6 +394,9 @@ func (s *Service) execute(r *Run) {
 	}
 	s.mu.Unlock()
 	close(r.done)
+	if err == nil {
+		s.storeOutput(r)
+	}
 }
 
 // Queue is a workspace's running and waiting commands and changes.

@@ -151,13 +151,23 @@ func TestServiceRunsWithReaderAndWriters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blob, err := objects.Get(context.Background(), e.db.Store(), d)
+	// The output is stored after the report: the service has it at once,
+	// the store once it is stored (then meta records it too).
+	rc, err := e.svc.OpenOutput(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var so, se bytes.Buffer
-	if err := DecodeOutput(bytes.NewReader(blob), &so, &se); err != nil || so.String() != "HELLO\nWORLD\n" || se.String() != "warn\n" {
-		t.Fatalf("stored output: %q %q %v", so.String(), se.String(), err)
+	if err := DecodeOutput(rc, &so, &se); err != nil || so.String() != "HELLO\nWORLD\n" || se.String() != "warn\n" {
+		t.Fatalf("the output: %q %q %v", so.String(), se.String(), err)
+	}
+	rc.Close()
+	waitUntil(t, "the output to be recorded", func() bool {
+		outs, _ := e.db.Outputs(context.Background(), "acme/a")
+		return len(outs) == 1 && outs[0].Digest == d && outs[0].Run == rep.Run && outs[0].ExitCode == 3 && strings.HasPrefix(outs[0].Command, "tr a-z")
+	})
+	if _, err := objects.Get(context.Background(), e.db.Store(), d); err != nil {
+		t.Fatalf("the stored output: %v", err)
 	}
 	want := []string{"hold acme/a", "flush acme/a", "snapshot acme/a base 1 cwd /sub exit 3: tr a-z A-Z; echo warn >&2; mkdir -p sub; cd sub; exit 3", "release acme/a"}
 	if got := e.mount.calls(); !slices.Equal(got, want) {

@@ -2,6 +2,7 @@ package runsvc
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wsfs/wsfs/meta"
+	"github.com/wsfs/wsfs/objects"
 	"github.com/wsfs/wsfs/runsvc/runwire"
 )
 
@@ -30,6 +32,9 @@ const killGrace = 30 * time.Second
 // and snapshots what it did.
 func (s *Service) runTurn(r *Run) (Report, error) {
 	ws := r.Workspace
+	var tm timings
+	tm.mark("start")
+	defer func() { s.log.Debug("turn", "workspace", ws, "timings", tm.String()) }()
 	if err := s.await(r.ctx, ws, r.turn, r.job.Wait); err != nil {
 		if errors.Is(err, errCancelled) {
 			return Report{}, errorf(ErrBusy, "the command on %s was cancelled before it started", ws)
@@ -43,6 +48,7 @@ func (s *Service) runTurn(r *Run) (Report, error) {
 		return Report{}, errorf(ErrBusy, "the command on %s was cancelled before it started", ws)
 	}
 	defer func() { <-s.slots }()
+	tm.mark("queued")
 
 	m := s.cfg.Mount
 	defer m.Hold(ws)()
@@ -63,6 +69,7 @@ func (s *Service) runTurn(r *Run) (Report, error) {
 		return Report{}, err
 	}
 	m.Refusals(ws) // those of before this command
+	tm.mark("setup")
 	t := s.turnFor(ctx, r, w, dir)
 	if strings.Contains(r.Script, "js-exec") {
 		s.js.ensure(ctx, int(w.Quotas.JSMemoryBytes))
@@ -81,6 +88,7 @@ func (s *Service) runTurn(r *Run) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	tm.mark("handed")
 	s.mu.Lock()
 	s.publishLocked(ws, r.startEvent())
 	s.mu.Unlock()
@@ -92,6 +100,7 @@ func (s *Service) runTurn(r *Run) (Report, error) {
 		wk.interrupt() // cancelled while the turn was being set up
 	}
 	done, lost := s.collect(r, wk, t.WallTime)
+	tm.mark("ran")
 	r.mu.Lock()
 	r.worker = nil
 	r.mu.Unlock()
@@ -125,6 +134,7 @@ func (s *Service) runTurn(r *Run) (Report, error) {
 		cwd = workspaceCwd(done.Cwd, w.HeadCwd)
 	}
 	rev, committed, serr := m.Snapshot(ctx, ws, w.Head, cwd, info)
+	tm.mark("snapshot")
 	if serr != nil {
 		s.log.Error("the command's snapshot failed; its changes stay on the mount for the next commit", "workspace", ws, "base", w.Head, "err", serr)
 		rep.Error = WireError(fmt.Errorf("the command ran (exit %d) but its snapshot failed: %w", rep.ExitCode, serr))
@@ -139,8 +149,35 @@ func (s *Service) runTurn(r *Run) (Report, error) {
 			rep.Quota = append(rep.Quota, qe)
 		}
 	}
-	rep.OutputRef = s.storeOutput(ctx, r, rep.ExitCode)
+	// The output's reference is its digest, known now: the blob is stored
+	// once the caller has its report (storeOutput), and until then the
+	// service serves it from memory (OpenOutput).
+	if _, d, ok := r.out.blob(); ok {
+		rep.OutputRef = d.String()
+		s.mu.Lock()
+		s.pendingOutputs[d] = r
+		s.mu.Unlock()
+	}
 	return rep, nil
+}
+
+// timings are the moments of a turn, for the debug log.
+type timings struct {
+	names []string
+	at    []time.Time
+}
+
+func (t *timings) mark(name string) {
+	t.names = append(t.names, name)
+	t.at = append(t.at, time.Now())
+}
+
+func (t *timings) String() string {
+	var b strings.Builder
+	for i := 1; i < len(t.at); i++ {
+		fmt.Fprintf(&b, "%s %s ", t.names[i], t.at[i].Sub(t.at[i-1]).Round(10*time.Microsecond))
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // turnFor is the turn a worker gets for r: the workspace's folder, its
@@ -324,33 +361,41 @@ func (s *Service) collect(r *Run, wk *worker, wall time.Duration) (done runwire.
 	}
 }
 
-// storeOutput stores r's output as a blob and returns its reference
-// (none when the command wrote nothing); meta's record of it follows in
-// the background, gc's grace period keeping the young blob meanwhile.
-func (s *Service) storeOutput(ctx context.Context, r *Run, exit int) string {
-	b, _, ok := r.out.blob()
+// storeOutput stores r's output as a blob (with the reference object that
+// lets recover find it again) and records it in meta, after the caller
+// has its report; until then OpenOutput serves it from memory.
+func (s *Service) storeOutput(r *Run) {
+	b, d, ok := r.out.blob()
 	if !ok {
-		return ""
+		return
 	}
-	// A blob of its own (wsfs output reads it from the store alone), with
-	// the reference object that lets recover find it again.
-	d, err := s.cfg.DB.PutOutput(ctx, r.Workspace, b)
-	if err != nil {
-		s.log.Error("storing the command's output failed", "workspace", r.Workspace, "err", err)
-		return ""
-	}
-	rec := meta.Output{Digest: d, Run: r.ID, Command: r.Script, Started: r.started, ExitCode: exit}
-	s.records.Add(1)
-	go func() {
-		defer s.records.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
-		defer cancel()
-		if err := s.cfg.DB.RecordOutput(ctx, r.Workspace, rec); err != nil {
-			// Unreferenced, gc collects it after its grace period.
-			s.log.Error("recording the command's output failed", "workspace", r.Workspace, "output", d, "err", err)
-		}
+	defer func() {
+		s.mu.Lock()
+		delete(s.pendingOutputs, d)
+		s.mu.Unlock()
 	}()
-	return d.String()
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+	defer cancel()
+	rec := meta.Output{Run: r.ID, Command: r.Script, Started: r.started, ExitCode: r.report.ExitCode}
+	if _, err := s.cfg.DB.StoreOutput(ctx, r.Workspace, b, rec); err != nil {
+		// A blob stored but not recorded is collected by gc after its
+		// grace period.
+		s.log.Error("storing the command's output failed; wsfs output and wsfs logs cannot show it", "workspace", r.Workspace, "output", d, "err", err)
+	}
+}
+
+// OpenOutput opens the stored output blob d (an output_ref): from memory
+// while the command that wrote it has not stored it yet, else from the
+// store.
+func (s *Service) OpenOutput(ctx context.Context, d objects.Digest) (io.ReadCloser, error) {
+	s.mu.Lock()
+	r, pending := s.pendingOutputs[d]
+	s.mu.Unlock()
+	if pending {
+		b, _, _ := r.out.blob()
+		return io.NopCloser(bytes.NewReader(b)), nil
+	}
+	return s.cfg.DB.Store().Open(ctx, d, 0, -1)
 }
 
 func agentCwd(wsCwd string) string {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/wsfs/wsfs/api"
 	"github.com/wsfs/wsfs/internal/home"
 	"github.com/wsfs/wsfs/objects"
 	"github.com/wsfs/wsfs/runsvc"
@@ -106,12 +107,24 @@ func runOutput(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return usagef("%s is not an output reference (64 hex digits): %v", fs.Arg(0), err)
 	}
-	st, _, err := g.openStore(ctx)
+	// A running server has the outputs it has not stored yet; otherwise
+	// the store alone has them all.
+	h, err := g.homeDir()
 	if err != nil {
 		return err
 	}
-	defer closeStore(st)
-	rc, err := st.Open(ctx, d, 0, -1)
+	var rc io.ReadCloser
+	if c, derr := api.Dial(ctx, h); derr == nil {
+		defer c.Close()
+		rc, err = c.RunOutput(ctx, d)
+	} else {
+		st, _, oerr := g.openStore(ctx)
+		if oerr != nil {
+			return oerr
+		}
+		defer closeStore(st)
+		rc, err = st.Open(ctx, d, 0, -1)
+	}
 	if err != nil {
 		return fmt.Errorf("output %s: %w", filepath.Base(fs.Arg(0)), err)
 	}
