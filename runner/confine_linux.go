@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -130,8 +131,11 @@ func confinementRules(program string, c Confinement) ([]landlock.Rule, error) {
 }
 
 // mappedFiles lists the files this process maps executable (its program,
-// the dynamic loader, shared libraries).
-func mappedFiles() []string {
+// the dynamic loader, shared libraries), read once: a server starts many
+// workers and its mappings of files do not change.
+var mappedFiles = sync.OnceValue(readMappedFiles)
+
+func readMappedFiles() []string {
 	f, err := os.Open("/proc/self/maps")
 	if err != nil {
 		return nil

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/wsfs/wsfs/runner"
+	"github.com/wsfs/wsfs/runner/command"
 	"github.com/wsfs/wsfs/runner/jsexec"
 	"github.com/wsfs/wsfs/runsvc/runwire"
 )
@@ -95,6 +96,11 @@ type workerProc struct {
 	conn *net.UnixConn
 	tmp  string // its folder: each command's /tmp is made in it
 	jobs int
+
+	// table is the command table with js-exec under tableJS, built once:
+	// a worker's workspace settings do not change (its key holds them).
+	table   map[string]command.Spec
+	tableJS jsexec.Config
 
 	mu          sync.Mutex
 	cancel      context.CancelFunc // the running command's
@@ -224,8 +230,7 @@ func (w *workerProc) run(tm turnMsg) (code int, again bool) {
 					log.Warn("wsfs run: js-exec could not be prepared; it will compile QuickJS itself", "err", err)
 				}
 			}
-			commands := runner.DefaultCommands()
-			commands["js-exec"] = jsexec.Spec(js)
+			commands := w.commands(js)
 			res = runner.Run(ctx, runner.Config{Script: tm.t.Script, WorkspaceDir: tm.t.Dir, ScratchDir: scratch, Cwd: tm.t.Cwd,
 				Limits: limits, Stdin: stdin, Stdout: stdout, Stderr: stderr, Commands: commands,
 				History: append(tm.t.History, tm.t.Script), Logger: log})
@@ -260,6 +265,17 @@ func (w *workerProc) run(tm turnMsg) (code int, again bool) {
 	closeFiles(tm.files)
 	sink.finish(runwire.AppendDone(d))
 	return res.ExitCode, d.Again
+}
+
+// commands returns the command table with js-exec under js (the runner
+// only reads it).
+func (w *workerProc) commands(js jsexec.Config) map[string]command.Spec {
+	if w.table == nil || w.tableJS != js {
+		w.table = runner.DefaultCommands()
+		w.table["js-exec"] = jsexec.Spec(js)
+		w.tableJS = js
+	}
+	return w.table
 }
 
 // fatalLimit returns the first limit in hit that leaves a worker unfit
