@@ -487,7 +487,7 @@ func settledFDs(t *testing.T, server, parked int) int {
 }
 
 // childPIDs lists the server's children, zombies included.
-func childPIDs(t *testing.T, server int) []int {
+func childPIDs(t testing.TB, server int) []int {
 	t.Helper()
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", server, server))
 	if err != nil {
