@@ -17,7 +17,7 @@
 //	                         (Logs, followers)                                     copying to the server
 //	                                         ◄──────────────────────────D────────  exit, cwd, limits
 //	                                         Snapshot (a revision, or none),
-//	   exit status   ◄─R──── report ◄──────── store the output, release, park
+//	   exit status   ◄─R──── report ◄──────── release, park; then store the output
 //
 //	J job · T turn · o/e output · D done · R report: runwire frames, one codec
 //
@@ -57,7 +57,9 @@
 // without the server in the way; the worker sends the server a copy of
 // the output, batched, which the service keeps (up to 64 MiB), hashes as
 // it comes (the output_ref), shows to followers (Logs) and stores as a
-// blob when the command ends. A caller without descriptors (a network
+// blob, with meta's record of it, just after the report: the caller does
+// not wait for the upload, and OpenOutput serves the output from memory
+// until it is stored. A caller without descriptors (a network
 // request) gives an io.Reader and io.Writers: the service feeds a pipe
 // and writes the copies it receives.
 //
