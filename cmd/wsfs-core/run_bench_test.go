@@ -17,31 +17,41 @@ import (
 	"github.com/wsfs/wsfs/internal/testenv"
 )
 
-// BenchmarkRun measures what an agent waits for (issue 5 item 10): one
-// command, from process start to exit, through the real binaries with a
-// server running on a real FUSE mount, against GNU bash and the just-bash
-// CLI in the same run:
+// BenchmarkRun measures what an agent waits for (issue 5 item 10, issue
+// 15 point 9): one command, from process start to exit, through the real
+// binaries with a server running on a real FUSE mount, against GNU bash,
+// GNU sed and the just-bash CLI in the same run:
 //
 //	go test -run '^$' -bench BenchmarkRun -benchtime 30x ./cmd/wsfs-core
 //
-// wsfs-echo is `wsfs run -w T/N 'echo hi'` (after the first, on the worker
-// parked for the workspace, as an agent's session runs); wsfs-echo-first
-// is the same command as the first of its workspace; wsfs-jsexec runs `js-exec -c
-// 'console.log(1)'` (warm: the worker parked for the workspace has loaded
-// QuickJS), wsfs-jsexec-first the same as the first command of its
-// workspace, and justbash-jsexec the just-bash CLI's js-exec (`just-bash
-// --javascript ... -c "js-exec -c 'console.log(1)'"`, under a Node 22 that
-// npm installs into the cache folder once); wsfs-write
-// writes one file (a new revision each time, so the snapshot is included);
-// bash-echo is
-// `bash -c 'echo hi'`; justbash-echo is `just-bash --allow-write --root DIR
-// -c 'echo hi'` (installed with npm into the user's cache folder once;
-// skipped without npm and node). Each reports p50-ms besides ns/op. Between
-// two commands the benchmark pauses untimed (WSFS_BENCH_PAUSE, default
-// 500ms; 0 for back-to-back commands), as an agent does between its
-// commands, so the server has its warm workers back (on a busy two-core
-// machine their start-up takes a few hundred milliseconds); bash and
-// just-bash get the same pause.
+// Its subs:
+//
+//   - wsfs-echo: `wsfs run -w T/N 'echo hi'` after the first (on the worker
+//     parked for the workspace, as an agent's session runs); bash-echo is
+//     `bash -c 'echo hi'`, justbash-echo `just-bash --allow-write --root
+//     DIR -c 'echo hi'` (installed with npm into the user's cache folder
+//     once).
+//   - wsfs-echo-first: the same command as the first of a new workspace,
+//     with cpu-ms/op, the CPU time of the server and its workers per
+//     command (from /proc, reaped workers included).
+//   - wsfs-echo-first-4x20 and bash-echo-4x20: 20 new workspaces' first
+//     commands, four at a time (ns/op is a batch of 20; p50-ms one
+//     command; cpu-ms/op the server's and workers' CPU per batch).
+//   - wsfs-write: a command that writes a file (a revision each time).
+//   - wsfs-edit and bash-edit: `echo $RANDOM >> log.txt`, wsfs's with its
+//     commit, bash's on tmpfs.
+//   - wsfs-sed10m and gnu-sed10m: `sed s/a/b/g` of a 10 MB file to
+//     stdout, the workspace's file against GNU sed on local disk.
+//   - wsfs-create: `wsfs create` through the front.
+//   - wsfs-jsexec, wsfs-jsexec-first and justbash-jsexec: `js-exec -c
+//     'console.log(1)'` warm (the parked worker has loaded QuickJS), as a
+//     workspace's first command, and through the just-bash CLI (under a
+//     Node 22 that npm installs into the cache folder once).
+//
+// Each reports p50-ms besides ns/op. Between two commands the benchmark
+// pauses untimed (WSFS_BENCH_PAUSE, default 500ms; 0 for back-to-back
+// commands), as an agent does between its commands, so the server has
+// its warm workers back; bash, sed and just-bash get the same pause.
 func BenchmarkRun(b *testing.B) {
 	requireFUSE(b)
 	pause := 500 * time.Millisecond

@@ -53,6 +53,23 @@ func commands() Section {
 		{Pkg: "./runner", Name: "BenchmarkRunEchoHi", Row: "echo hi, runner.Run in process (no server, no commit)", Col: "wsfs run"},
 		{Pkg: "./runner", Name: "BenchmarkBashEchoHi", Row: "echo hi, runner.Run in process (no server, no commit)", Col: "bash -c"},
 	}
+	// The run service's targets (issue 15), each against the native way of
+	// doing the same, medians of the same run.
+	const wsfs, native = "wsfs", "native"
+	target := func(row, subject, baseline string) []Cell {
+		return []Cell{{Pkg: pkg, Name: "BenchmarkRun/" + subject, Row: row, Col: wsfs}, {Pkg: pkg, Name: "BenchmarkRun/" + baseline, Row: row, Col: native}}
+	}
+	var targets []Cell
+	for _, t := range [][3]string{
+		{"warm `echo hi` vs bash -c (target ≤ 2×)", "wsfs-echo", "bash-echo"},
+		{"a new workspace's first `echo hi` vs bash -c (target ≤ 4×)", "wsfs-echo-first", "bash-echo"},
+		{"one of 20 new workspaces' first commands, 4 at a time, vs bash -c 4 at a time", "wsfs-echo-first-4x20", "bash-echo-4x20"},
+		{"an edit with its commit (`echo $RANDOM >> log.txt`) vs bash -c on tmpfs (target ≤ 2.5×)", "wsfs-edit", "bash-edit"},
+		{"10 MB of output (`sed s/a/b/g` of a 10 MB file) vs GNU sed (target ≤ 1.5×)", "wsfs-sed10m", "gnu-sed10m"},
+		{"`wsfs create` vs bash -c 'echo hi' (target ≤ 3×)", "wsfs-create", "bash-echo"},
+	} {
+		targets = append(targets, target(t[0], t[1], t[2])...)
+	}
 	return Section{
 		Title: "Agent commands: wsfs run vs bash -c vs just-bash",
 		Intro: "One command end to end as an agent calls it: `wsfs run` against a running server (the command, " +
@@ -64,7 +81,14 @@ func commands() Section {
 		Comparisons: []Comparison{
 			{Title: "Median", Metric: "p50-ms", Columns: cols, Subjects: cols[:1], Baselines: cols[1:], Cells: cells},
 			{Title: "Mean", Metric: "ns/op", Columns: cols, Subjects: cols[:1], Baselines: cols[1:], Cells: append(cells, inProcess...)},
+			{Title: "The run service against the native way, median", Metric: "p50-ms", Columns: []string{wsfs, native},
+				Subjects: []string{wsfs}, Baselines: []string{native}, Cells: targets},
 		},
+		Metrics: []MetricTable{{Title: "CPU time of the server and its workers (from /proc; target ≤ 60 ms for a first command)",
+			Metrics: []string{"cpu-ms/op"}, Rows: []MetricRow{
+				{Pkg: pkg, Name: "BenchmarkRun/wsfs-echo-first", Label: "a new workspace's first `echo hi`"},
+				{Pkg: pkg, Name: "BenchmarkRun/wsfs-echo-first-4x20", Label: "20 new workspaces' first commands, 4 at a time (all 20)"},
+			}}},
 	}
 }
 
