@@ -37,6 +37,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Now returns the current time; tests set it. Default time.Now.
 	Now func() time.Time
+	// StoreID is the identity of the object store (storeurl's Identity):
+	// Open records it in a database that has none, and refuses with
+	// ErrWrongStore a store of another identity that does not hold the
+	// database's objects (storeid.go). Empty: no check.
+	StoreID string
 }
 
 // DB is an open metadata engine (meta.db, or etcd) together with the
@@ -165,6 +170,9 @@ func open(ctx context.Context, eng kv.Engine, path, where string, store objects.
 	}
 	db.store = objects.NewPacked(store, locator{db})
 	if err := db.initSchema(ctx); err != nil {
+		return nil, err
+	}
+	if err := db.checkStore(ctx); err != nil {
 		return nil, err
 	}
 	return db, nil

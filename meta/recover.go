@@ -20,6 +20,9 @@ import (
 
 // RecoverOptions tune Recover.
 type RecoverOptions struct {
+	// StoreID is the store's identity, recorded in the new database
+	// (Options.StoreID).
+	StoreID string
 	// Progress, if set, is called as blobs are classified.
 	Progress func(done, total int)
 	// Parallelism bounds concurrent header reads; 0 means 8.
@@ -244,7 +247,7 @@ func Recover(ctx context.Context, path string, store objects.Store, opts Recover
 
 	tmp := path + ".recovering"
 	os.Remove(tmp)
-	db, err := Open(ctx, tmp, store, Options{Logger: opts.Logger})
+	db, err := Open(ctx, tmp, store, Options{Logger: opts.Logger, StoreID: opts.StoreID})
 	if err != nil {
 		return nil, fmt.Errorf("meta: recover: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wsfs/wsfs/api"
 	"github.com/wsfs/wsfs/meta"
+	"github.com/wsfs/wsfs/objects/storeurl"
 )
 
 // openHistory returns the history API for a verb: the server's socket when
@@ -32,7 +33,7 @@ func (g *globalFlags) openHistory(ctx context.Context, readOnly bool) (h api.His
 		c, err := api.Dial(ctx, home)
 		switch {
 		case err == nil:
-			if srv := c.Health().Store; g.store != "" && srv != "" && g.store != srv {
+			if srv := c.Health().Store; g.store != "" && srv != "" && !sameStore(g.store, srv) {
 				c.Close()
 				return nil, nil, fmt.Errorf("the wsfs server (PID %d) serves the store %s, not %s; drop --store/WSFS_STORE, or use another --home for that store",
 					c.Health().PID, srv, g.store)
@@ -43,7 +44,7 @@ func (g *globalFlags) openHistory(ctx context.Context, readOnly bool) (h api.His
 		default:
 			return nil, nil, err
 		}
-		db, err := g.openDB(ctx, readOnly)
+		db, closeDB, err := g.openDB(ctx, readOnly)
 		if errors.Is(err, meta.ErrInUse) && time.Now().Before(deadline) && ctx.Err() == nil {
 			continue // openDB waited a second for the lock: look again
 		}
@@ -53,7 +54,7 @@ func (g *globalFlags) openHistory(ctx context.Context, readOnly bool) (h api.His
 		if err != nil {
 			return nil, nil, err
 		}
-		return db, func() { closeDB(db) }, nil
+		return db, closeDB, nil
 	}
 }
 
@@ -71,4 +72,15 @@ func heldError(home string, err error) error {
 	}
 	return fmt.Errorf("%w\n%s holds meta.db but does not answer on the wsfs socket (%s): if it is a wsfs server still starting, retry in a moment; otherwise stop it (kill it, or wsfs umount DIR) and run the command again",
 		err, who, api.SocketPath(home))
+}
+
+// sameStore reports whether two store URLs name the same store (their
+// identities are equal), or are spelled the same.
+func sameStore(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ia, erra := storeurl.Identity(a)
+	ib, errb := storeurl.Identity(b)
+	return erra == nil && errb == nil && ia == ib
 }

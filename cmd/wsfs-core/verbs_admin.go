@@ -191,7 +191,7 @@ func (g *globalFlags) openForRepair(ctx context.Context, from []string) (*meta.D
 		c.Close()
 		return nil, nil, nil, fmt.Errorf("fsck --repair needs meta.db to itself, and the wsfs server (PID %d) has it: stop the server (wsfs umount DIR), then run wsfs fsck --repair", pid)
 	}
-	db, err := g.openDB(ctx, false)
+	db, closeDB, err := g.openDB(ctx, false)
 	if errors.Is(err, meta.ErrInUse) {
 		return nil, nil, nil, heldError(home, err)
 	}
@@ -203,7 +203,7 @@ func (g *globalFlags) openForRepair(ctx context.Context, from []string) (*meta.D
 		for _, s := range sources {
 			closeStore(s)
 		}
-		closeDB(db)
+		closeDB()
 	}
 	if c, err := objects.OpenCopies(fusefs.CopiesDir(filepath.Join(home, "spool"))); err == nil {
 		sources = append(sources, c)
@@ -217,6 +217,42 @@ func (g *globalFlags) openForRepair(ctx context.Context, from []string) (*meta.D
 		sources = append(sources, st)
 	}
 	return db, sources, closeAll, nil
+}
+
+// clearUnused makes way for recover: no meta.db, or one that holds no
+// workspace, live or deleted (a new one), which it removes. A meta.db in
+// use, or one with workspaces, stays, and recover is refused.
+func clearUnused(ctx context.Context, st objects.Store, home, path string) error {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if c, err := api.Dial(ctx, home); err == nil {
+		pid := c.Health().PID
+		c.Close()
+		return fmt.Errorf("the wsfs server (PID %d) has %s open: stop it (wsfs umount DIR) before wsfs recover", pid, path)
+	}
+	db, err := meta.Open(ctx, path, st, meta.Options{})
+	if errors.Is(err, meta.ErrInUse) {
+		return heldError(home, err)
+	}
+	if err != nil {
+		return fmt.Errorf("%w\n%s cannot be read; move it aside (mv %s %s.bad) and run wsfs recover again", err, path, path, path)
+	}
+	unused, err := db.Unused(ctx)
+	db.Close()
+	if err != nil {
+		return err
+	}
+	if !unused {
+		return fmt.Errorf("%s exists and holds workspaces; to rebuild it from the store anyway, move it aside first (mv %s %s.bad) and run wsfs recover again", path, path, path)
+	}
+	// A new database, with nothing the store does not have: replaced.
+	for _, p := range []string{path, meta.PIDFile(path)} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 func printFsck(w io.Writer, rep *meta.FsckReport) {
@@ -291,20 +327,26 @@ func runRecover(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
+	raw, err := g.storeURL(home)
+	if err != nil {
+		return err
+	}
+	id, err := storeurl.Identity(raw)
+	if err != nil {
+		return err
+	}
 	path := spec.Path
 	var rep *meta.RecoverReport
 	tick, stop := progress(a, "recover")
 	if spec.Kind == metaurl.Bolt {
-		if _, err := os.Stat(path); err == nil {
-			stop()
-			return fmt.Errorf("%s exists; move it aside first (mv %s %s.bad) and run wsfs recover again", path, path, path)
+		if err = clearUnused(ctx, st, home, path); err == nil {
+			rep, err = meta.Recover(ctx, path, st, meta.RecoverOptions{Progress: tick, Logger: a.log, StoreID: id})
 		}
-		rep, err = meta.Recover(ctx, path, st, meta.RecoverOptions{Progress: tick, Logger: a.log})
 	} else {
 		path = spec.String()
 		var eng kv.Engine
 		if eng, err = metaurl.OpenEngine(ctx, spec, false); err == nil {
-			rep, err = meta.RecoverEngine(ctx, eng, st, home, meta.RecoverOptions{Progress: tick, Logger: a.log})
+			rep, err = meta.RecoverEngine(ctx, eng, st, home, meta.RecoverOptions{Progress: tick, Logger: a.log, StoreID: id})
 			eng.Close()
 		}
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/wsfs/wsfs/api"
 	"github.com/wsfs/wsfs/fusefs"
 	"github.com/wsfs/wsfs/meta"
-	"github.com/wsfs/wsfs/meta/metaurl"
 	"github.com/wsfs/wsfs/runsvc"
 	"github.com/wsfs/wsfs/runsvc/runwire"
 )
@@ -108,11 +107,9 @@ func runMount(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer closeStore(st)
-	storeURL := g.store
-	if storeURL == "" {
-		if storeURL, err = defaultStore(home); err != nil {
-			return err
-		}
+	storeURL, err := g.storeURL(home)
+	if err != nil {
+		return err
 	}
 	// A server that wsfs run starts waits for the verbs that have meta.db
 	// open (they open it directly while no server runs) to let it go.
@@ -120,18 +117,14 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	if *shared {
 		lockWait = heldWait
 	}
-	spec, err := g.metaSpec(home)
-	if err != nil {
-		return err
-	}
-	db, err := metaurl.Open(ctx, spec, st, meta.Options{Logger: log, LockTimeout: lockWait})
+	db, closeDB, err := g.openMeta(ctx, st, home, meta.Options{Logger: log, LockTimeout: lockWait})
 	if errors.Is(err, meta.ErrInUse) {
 		return heldError(home, err)
 	}
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer closeDB()
 
 	fsys, err := fusefs.Mount(ctx, dir, fusefs.Options{DB: db, SpoolDir: filepath.Join(home, "spool"), QuietPeriod: *quiet,
 		Workspace: *workspace, AllowOther: *allowOther, Logger: log, Debug: *debug})

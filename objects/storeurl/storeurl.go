@@ -102,6 +102,36 @@ func (s Spec) String() string {
 	return u.String()
 }
 
+// Identity names the objects the spec reaches: a folder's URL, or an S3
+// store's bucket, prefix and endpoint (without its scheme), leaving out
+// the settings that do not change which objects it holds (region, cache,
+// path style, conditional writes). A database records it (meta's
+// Options.StoreID), so two spellings of one store are one store.
+func (s Spec) Identity() string {
+	if s.Kind == KindFile {
+		return FolderURL(s.Path)
+	}
+	u := url.URL{Scheme: "s3", Host: s.S3.Bucket, RawQuery: "endpoint=" + endpointHost(s.S3.Endpoint)}
+	if s.S3.Prefix != "" {
+		u.Path = "/" + s.S3.Prefix
+	}
+	return u.String()
+}
+
+// Identity is the identity of the store raw names (Spec.Identity).
+func Identity(raw string) (string, error) {
+	spec, err := Parse(raw)
+	if err != nil {
+		return "", err
+	}
+	return spec.Identity(), nil
+}
+
+// endpointHost is an endpoint without its scheme and trailing slash.
+func endpointHost(ep string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(ep, "https://"), "http://"), "/")
+}
+
 // malformed builds the one-line error for a bad URL.
 func malformed(raw, why string) error {
 	return fmt.Errorf("storeurl: store %q: %s (want file:///path or s3://bucket/prefix?endpoint=host:port)", raw, why)

@@ -360,3 +360,42 @@ func TestConditionalParam(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentity: spellings of one store share an identity; another bucket,
+// prefix, endpoint or folder does not.
+func TestIdentity(t *testing.T) {
+	t.Setenv(storeurl.EnvS3Endpoint, "")
+	same := [][]string{
+		{"file:///var/lib/wsfs/objects", "/var/lib/wsfs/objects", "file:///var/lib/wsfs/objects/", "file://localhost/var/lib/wsfs/./objects"},
+		{"s3://b/p?endpoint=127.0.0.1:9000&secure=false", "s3://b/p/?endpoint=http://127.0.0.1:9000&cache=off&region=auto", "s3://b/p?endpoint=127.0.0.1:9000&path_style=true&conditional=false"},
+		{"s3://b", "s3://b/?endpoint=s3.amazonaws.com", "s3://b?endpoint=https://s3.amazonaws.com/"},
+	}
+	seen := map[string]string{}
+	for _, group := range same {
+		first, err := storeurl.Identity(group[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, raw := range group[1:] {
+			if id, err := storeurl.Identity(raw); err != nil || id != first {
+				t.Errorf("Identity(%q) = %q, %v; want %q as for %q", raw, id, err, first, group[0])
+			}
+		}
+		if other, ok := seen[first]; ok {
+			t.Errorf("%q and %q share the identity %q", group[0], other, first)
+		}
+		seen[first] = group[0]
+	}
+	for _, raw := range []string{"s3://b/q?endpoint=127.0.0.1:9000", "s3://c/p?endpoint=127.0.0.1:9000", "s3://b/p?endpoint=127.0.0.1:9001", "/var/lib/wsfs/other"} {
+		id, err := storeurl.Identity(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if other, ok := seen[id]; ok {
+			t.Errorf("%q has the identity of %q: %q", raw, other, id)
+		}
+	}
+	if _, err := storeurl.Identity("s4://x"); err == nil {
+		t.Error("Identity of a bad URL: no error")
+	}
+}
