@@ -406,6 +406,10 @@ var interpDiffCases = []string{
 	`shopt -s dotglob; echo src/* | tr ' ' '\n' | sort | head -2`,
 	`shopt -s lastpipe; echo x | read v; echo v=$v`,
 	"shopt -s expand_aliases; alias say='echo said'\nsay hi",
+	"shopt -s expand_aliases; alias LEFT='(' RIGHT=')'\nLEFT echo sub RIGHT; echo after",
+	"shopt -s expand_aliases; alias again='echo x; again' LEFT='('\nLEFT again )\necho $?",
+	"shopt -s expand_aliases; alias e=''\ne (( 2 > 1 )) && echo arith",
+	"shopt -s expand_aliases; alias kw='for ' in2='in '\nkw i in2 a b; do echo $i; done",
 	`echo {a..e..2} {10..1..3} {01..3} x{,y}z`,
 	// builtins and formats
 	`printf '%5.2f|%-4s|%04d|%x|%o|%e\n' 3.14159 ab 42 255 8 12345`,

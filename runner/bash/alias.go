@@ -2,6 +2,7 @@ package bash
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -154,6 +155,118 @@ func (sh *Shell) expandAliases(group []*syntax.Stmt, src *source) ([]*syntax.Stm
 	}
 	nsrc.lineBase = src.lineBase
 	return stmts, nsrc
+}
+
+// maxAliasText bounds what aliasText adds to a text: aliases whose values
+// name each other twice over grow it exponentially.
+const maxAliasText = 1 << 20
+
+// aliasText expands aliases in the command words of raw text, as bash's
+// lexer does before parsing: used for a line that does not parse until
+// its aliases are expanded (alias LEFT='('). An alias's value is read
+// again in place (its command words may be aliases, but not the alias
+// itself); a value ending in a blank makes the word after it a command
+// word too.
+func (sh *Shell) aliasText(text string) string {
+	type frame struct {
+		t     string
+		pos   int
+		alias string // the alias whose value t is ("" for the text)
+		blank bool   // the value ends in a blank
+	}
+	stack := []*frame{{t: text}}
+	expanding := func(name string) bool {
+		for _, f := range stack {
+			if f.alias == name {
+				return true
+			}
+		}
+		return false
+	}
+	var b strings.Builder
+	cmdStart := true
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		if f.pos >= len(f.t) {
+			stack = stack[:len(stack)-1]
+			if f.blank {
+				cmdStart = true
+			}
+			continue
+		}
+		t, i := f.t, f.pos
+		c := t[i]
+		switch {
+		case c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')':
+			b.WriteByte(c)
+			f.pos++
+			cmdStart = true
+			continue
+		case c == ' ' || c == '\t':
+			b.WriteByte(c)
+			f.pos++
+			continue
+		case c == '#' && cmdStart:
+			j := strings.IndexByte(t[i:], '\n')
+			if j < 0 {
+				j = len(t) - i
+			}
+			b.WriteString(t[i : i+j])
+			f.pos += j
+			continue
+		}
+		// A word: up to a blank or an operator, quotes kept whole.
+		j := i
+		quoted := false
+		for j < len(t) {
+			d := t[j]
+			if d == ' ' || d == '\t' || d == '\n' || d == ';' || d == '&' || d == '|' || d == '(' || d == ')' || d == '<' || d == '>' {
+				break
+			}
+			switch d {
+			case '\\':
+				quoted = true
+				j += 2
+				continue
+			case '\'', '"':
+				quoted = true
+				if k := strings.IndexByte(t[j+1:], d); k >= 0 {
+					j += k + 2
+					continue
+				}
+			}
+			j++
+		}
+		j = min(j, len(t))
+		if j == i {
+			b.WriteByte(c)
+			f.pos++
+			continue
+		}
+		word := t[i:j]
+		f.pos = j
+		if cmdStart && !quoted {
+			if val, ok := sh.aliases[word]; ok {
+				if !expanding(word) && b.Len() < len(text)+maxAliasText {
+					stack = append(stack, &frame{t: val, alias: word, blank: strings.HasSuffix(val, " ") || strings.HasSuffix(val, "\t")})
+					continue
+				}
+				if !slices.Contains(keywords, word) {
+					// Not expanded inside its own value: quoted so that
+					// the expansion after parsing leaves it too.
+					b.WriteByte('\\')
+				}
+			}
+		}
+		b.WriteString(word)
+		switch word {
+		case "if", "then", "else", "elif", "do", "while", "until", "!", "{", "time":
+			cmdStart = true
+		default:
+			cmdStart = false
+		}
+	}
+	return b.String()
 }
 
 // plainWord returns a word that is one unquoted literal.

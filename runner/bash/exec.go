@@ -30,10 +30,12 @@ func (sh *Shell) runText(text, file string, lineBase int) {
 	prev := sh.src
 	sh.src = src
 	defer func() { sh.src = prev }()
+	done := 0 // offset of the text not run yet
 	for _, group := range lineGroups(stmts) {
 		if sh.ended() {
 			break
 		}
+		done = int(group[len(group)-1].End().Offset())
 		if w, ok := src.warnings[int(group[0].Pos().Line())]; ok {
 			fmt.Fprintf(sh.stderr(), "%s: %s\n", sh.name, w)
 		}
@@ -52,6 +54,16 @@ func (sh *Shell) runText(text, file string, lineBase int) {
 		}
 		if sh.flow != flowNone {
 			break
+		}
+	}
+	if perr != nil && !sh.ended() && sh.flow == flowNone && sh.shopts.expandAliases && len(sh.aliases) > 0 && done <= len(src.text) {
+		// The rest may parse once its aliases are expanded.
+		rest := src.original(src.text[done:])
+		if expanded := sh.aliasText(rest); expanded != rest {
+			sh.src = prev
+			pad := strings.Repeat("\n", strings.Count(src.text[:done], "\n"))
+			sh.runText(pad+expanded, file, lineBase)
+			return
 		}
 	}
 	if perr != nil && !sh.ended() && sh.flow == flowNone {

@@ -351,6 +351,37 @@ func (src *source) fixDoubleParen(off int) bool {
 	return false
 }
 
+// original returns t, a part of the source's text, with the arithmetic
+// placeholders put back as written.
+func (src *source) original(t string) string {
+	if len(src.arith) == 0 || !strings.Contains(t, placeholderPrefix) {
+		return t
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(t, placeholderPrefix)
+		if i < 0 {
+			break
+		}
+		j := i + len(placeholderPrefix)
+		for j < len(t) && t[j] >= '0' && t[j] <= '9' {
+			j++
+		}
+		orig, ok := src.arith[t[i:j]]
+		if !ok {
+			b.WriteString(t[:j])
+			t = t[j:]
+			continue
+		}
+		b.WriteString(t[:i])
+		b.WriteString(orig)
+		// The placeholder kept the content's lines as newlines after it.
+		t = t[j+strings.Count(orig, "\n"):]
+	}
+	b.WriteString(t)
+	return b.String()
+}
+
 // scanDoubleParen reads from just after "((" to the "))" that closes it:
 // it returns the offset of that "))" and true, or the offset of a ")"
 // closing the outer parenthesis alone (a subshell) and false, or -1.
