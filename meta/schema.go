@@ -31,6 +31,9 @@ const SchemaVersion = 4
 //	objindex/                   (version 4) where every object is stored
 //	    loc/    digest -> location; packs/  pack digest -> its index
 //	                            (objindex.go)
+//	keys/                       API keys of the network API (keys.go);
+//	    <key ID> -> keyRecord   added without a version bump: a wsfs
+//	                            that does not know it leaves it alone
 //
 // The layout is the same on every engine (kv.Bucket paths: nested buckets
 // in bbolt, key prefixes in etcd); buckets exist while they hold records.

@@ -213,7 +213,7 @@ func getWorkspace(tx kv.Reader, name string) (*Workspace, error) {
 		return nil, err
 	}
 	if v == nil {
-		return nil, fmt.Errorf("meta: workspace %s: %w (create it with `wsfs create %s`)", name, ErrNotFound, name)
+		return nil, WorkspaceNotFound(name)
 	}
 	var w Workspace
 	if err := json.Unmarshal(v, &w); err != nil {
