@@ -61,7 +61,10 @@ func (f *fakeLive) take() []string {
 	return c
 }
 
-func newEnv(t *testing.T) *testEnv {
+func newEnv(t *testing.T) *testEnv { t.Helper(); return newEnvWith(t, nil) }
+
+// newEnvWith is newEnv with the server's Config changed by tweak.
+func newEnvWith(t *testing.T, tweak func(*Config)) *testEnv {
 	t.Helper()
 	home := t.TempDir()
 	st, err := objects.OpenDir(filepath.Join(home, "objects"))
@@ -78,8 +81,12 @@ func newEnv(t *testing.T) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewServer(Config{DB: db, Runs: runs, MountDir: "/nowhere", Home: home, Store: "file://" + home + "/objects",
-		Version: "test", Logger: log})
+	cfg := Config{DB: db, Runs: runs, MountDir: "/nowhere", Home: home, Store: "file://" + home + "/objects",
+		Version: "test", Logger: log}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	srv := NewServer(cfg)
 	ctx := context.Background()
 	if _, err := srv.Start(ctx); err != nil {
 		t.Fatal(err)

@@ -163,7 +163,7 @@ func (c *Client) do(ctx context.Context, method, path string, body io.Reader, he
 		}
 		return nil, fmt.Errorf("api: calling the server on %s (%s): %w", c.socket, path, err)
 	}
-	if hr.StatusCode == http.StatusOK {
+	if hr.StatusCode >= 200 && hr.StatusCode < 300 {
 		return hr, nil
 	}
 	defer hr.Body.Close()

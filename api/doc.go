@@ -37,4 +37,29 @@
 // body; its output and report an NDJSON stream; a client that goes away
 // interrupts it). `wsfs run` itself talks to the run socket, which the
 // server also listens on and hands to the run service (runsvc.Serve).
+//
+// # The network API
+//
+// Server.Listen serves the API (routes.go: one route table from which both
+// the router and /v1/openapi.json are built) on a TCP address, over HTTP/1.1
+// and HTTP/2 (TLS with a certificate; plain HTTP, h2c included, on loopback
+// or with ListenOptions.Insecure). The control socket serves the same routes
+// to the operator. A network request presents an API key (Authorization:
+// Bearer wsfs_<id>_<secret>; keys are meta's records, stored hashed, made
+// with `wsfs key create`), or what another Authenticator reads (the web
+// console's session). Its Principal sees one tenant, or one workspace of it:
+// another tenant's workspace answers 404 exactly as a missing one does, and
+// the key's scope (read < run < admin) is checked after that (403). Each key
+// is held to a request rate and a number of commands under way (Limits;
+// 429 with Retry-After past them). Every request is logged once with slog:
+// the key's ID (never its secret), the workspace, the operation (the route),
+// the status, the size and the duration. Bodies are read before anything is
+// held (a workspace's turn), within a deadline, so a client that sends a
+// byte a second holds nothing but its own connection.
+//
+// # Locks
+//
+// Server.authMu guards the authenticators, Server.netMu the network
+// listeners, limiter.mu the keys' budgets; each is held for memory work only
+// and none is taken under another.
 package api

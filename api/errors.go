@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"time"
 
 	"github.com/wsfs/wsfs/meta"
 	"github.com/wsfs/wsfs/objects"
@@ -24,11 +25,20 @@ type wireError struct {
 	// Also lists further classes the error belongs to (an error can wrap
 	// both ErrStore and objects.ErrNotFound).
 	Also []string `json:"also,omitempty"`
+	// RetryAfter is, in seconds, when to try again (429, as the
+	// Retry-After header says).
+	RetryAfter int64 `json:"retry_after,omitempty"`
+	// Limit is the limit in bytes that a too-large request passed.
+	Limit int64 `json:"limit,omitempty"`
 }
 
 // encodeError classifies err for the wire.
 func encodeError(err error) wireError {
 	code, _ := runsvc.Classify(err)
+	var ae *apiError
+	if errors.As(err, &ae) {
+		code = ae.code
+	}
 	we := wireError{Code: code, Message: err.Error()}
 	var qe *meta.QuotaError
 	if errors.As(err, &qe) {
@@ -51,7 +61,9 @@ func encodeError(err error) wireError {
 type RemoteError struct {
 	Code    string
 	Message string
-	wrapped []error
+	// RetryAfter is when the server said to try again (a 429), or 0.
+	RetryAfter time.Duration
+	wrapped    []error
 }
 
 func (e *RemoteError) Error() string   { return e.Message }
@@ -59,7 +71,7 @@ func (e *RemoteError) Unwrap() []error { return e.wrapped }
 
 // decodeError rebuilds the error the server encoded.
 func decodeError(we wireError) error {
-	e := &RemoteError{Code: we.Code, Message: we.Message}
+	e := &RemoteError{Code: we.Code, Message: we.Message, RetryAfter: time.Duration(we.RetryAfter) * time.Second}
 	if e.Message == "" {
 		e.Message = "api: the server failed without a message (code " + we.Code + ")"
 	}
@@ -71,6 +83,9 @@ func decodeError(we wireError) error {
 			if c.Code == code {
 				e.wrapped = append(e.wrapped, c.Err)
 			}
+		}
+		if c := apiClasses[code]; c != nil {
+			e.wrapped = append(e.wrapped, c)
 		}
 	}
 	return e

@@ -32,6 +32,9 @@ type Info struct {
 	Version  string    `json:"version"`
 	// Shared marks a server that `wsfs run` started (see Config.Shared).
 	Shared bool `json:"shared,omitempty"`
+	// Listen holds the URLs the API listens on over the network
+	// (wsfs serve --listen).
+	Listen []string `json:"listen,omitempty"`
 }
 
 // ErrNoServer reports that no server.json names a server for a home.

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -42,6 +44,9 @@ type Config struct {
 	// Shared marks a server started by `wsfs run` (not by wsfs mount),
 	// which stops once idle: a wsfs mount may take its place.
 	Shared bool
+	// Limits bound each API key's requests and commands (zero fields:
+	// DefaultLimits).
+	Limits Limits
 }
 
 // Server serves the history API of one meta.DB on a unix socket.
@@ -49,10 +54,20 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	started time.Time
-	mux     *http.ServeMux
+	mux     *http.ServeMux // the control socket's own endpoints
+	rest    *http.ServeMux // the API (routes.go), on the socket and the network
+	routes  []route
+	public  map[string]bool // patterns of rest that need no key
+	limits  *limiter
 	http    *http.Server
 	ln      net.Listener
 	socket  string
+
+	authMu sync.Mutex
+	auth   []Authenticator
+
+	netMu sync.Mutex
+	nets  []*netListener // the network listeners (Listen)
 
 	runLn   *net.UnixListener // the run socket
 	runDone chan struct{}     // closed once the run socket stopped
@@ -71,14 +86,27 @@ func NewServer(cfg Config) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{cfg: cfg, log: log, started: time.Now(), mux: http.NewServeMux(), shutdown: make(chan struct{}), closing: make(chan struct{})}
-	s.routes()
+	s := &Server{cfg: cfg, log: log, started: time.Now(), mux: http.NewServeMux(), rest: http.NewServeMux(), public: map[string]bool{},
+		limits: newLimiter(cfg.Limits), shutdown: make(chan struct{}), closing: make(chan struct{})}
+	s.auth = []Authenticator{bearer{db: cfg.DB}}
+	s.socketRoutes()
 	s.runRoutes()
+	s.apiRoutes()
+	// The control socket serves the API too, as the operator.
+	s.mux.Handle("/v1/", operator(s.restHandler()))
 	return s
 }
 
-// Handler returns the server's HTTP handler (for tests and embedding).
-func (s *Server) Handler() http.Handler { return s.mux }
+// Handler returns the control socket's HTTP handler (for tests and
+// embedding): the operator's, with no key asked.
+func (s *Server) Handler() http.Handler { return s.logged(slog.LevelDebug, s.mux) }
+
+// NetworkHandler returns the API as the network listeners serve it:
+// every request logged, a key asked for (but on the public routes), each
+// key within its limits.
+func (s *Server) NetworkHandler() http.Handler {
+	return s.logged(slog.LevelInfo, s.authenticated(s.restHandler()))
+}
 
 // ShutdownRequested is closed when a client asks the server to stop
 // (wsfs umount); the owner of the server then unmounts and calls Close.
@@ -116,7 +144,7 @@ func (s *Server) Start(ctx context.Context) (Info, error) {
 		os.Remove(sock)
 		return Info{}, err
 	}
-	s.http = &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second,
+	s.http = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -200,15 +228,15 @@ func (s *Server) startRunSocket(ctx context.Context) error {
 // under way are the run service's to end (runsvc.Service.Close).
 func (s *Server) Close(ctx context.Context) error {
 	s.closeOnce.Do(func() { close(s.closing) })
-	var err error
+	err := s.closeNetwork(ctx)
 	if s.runLn != nil {
 		s.runLn.Close()
 		os.Remove(home.Of(s.cfg.Home).RunSocket())
 	}
 	if s.http != nil {
-		if err = s.http.Shutdown(ctx); err != nil {
+		if serr := s.http.Shutdown(ctx); serr != nil {
 			s.http.Close()
-			err = fmt.Errorf("api: calls still running at shutdown were cut: %w", err)
+			err = errors.Join(err, fmt.Errorf("api: calls still running at shutdown were cut: %w", serr))
 		}
 	}
 	if s.socket != "" {
@@ -244,7 +272,7 @@ func (s *Server) touch(ctx context.Context, ws, what string, flush bool, fn func
 	return s.cfg.Runs.Exclusive(ctx, name, what, flush, fn)
 }
 
-func (s *Server) routes() {
+func (s *Server) socketRoutes() {
 	db := s.cfg.DB
 	s.mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONBody(w, http.StatusOK, Health{Protocol: ProtocolVersion, Version: s.cfg.Version, PID: os.Getpid(),
@@ -530,20 +558,31 @@ func writeJSONBody(w http.ResponseWriter, status int, v any) {
 
 func writeError(w http.ResponseWriter, err error) {
 	we := encodeError(err)
-	writeJSONBody(w, statusFor(we.Code), we)
+	status := statusFor(we.Code)
+	var ae *apiError
+	if errors.As(err, &ae) {
+		status = ae.status
+		if ae.retryAfter > 0 {
+			secs := int64(math.Ceil(ae.retryAfter.Seconds()))
+			w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+			we.RetryAfter = secs
+		}
+		we.Limit = ae.limit
+	}
+	writeJSONBody(w, status, we)
 }
 
 func statusFor(code string) int {
 	switch code {
 	case runwire.CodeNotFound, runwire.CodeBlobNotFound:
 		return http.StatusNotFound
-	case runwire.CodeStale, runwire.CodeExists:
+	case runwire.CodeStale, runwire.CodeExists, runwire.CodeRunBusy:
 		return http.StatusConflict
 	case runwire.CodeInvalid:
 		return http.StatusBadRequest
 	case runwire.CodeQuota:
 		return http.StatusForbidden
-	case runwire.CodeInUse, runwire.CodeGCRunning, runwire.CodeBusy, runwire.CodeRunBusy:
+	case runwire.CodeInUse, runwire.CodeGCRunning, runwire.CodeBusy:
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
