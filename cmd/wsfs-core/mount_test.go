@@ -118,7 +118,14 @@ func (l *lockedBuffer) String() string {
 // readiness line.
 func startServer(t testing.TB, home, mnt string, args ...string) *server {
 	t.Helper()
-	cmd := exec.Command(wsfsBinary(t), append(append([]string{"mount"}, args...), mnt)...)
+	return startVerb(t, home, mnt, append(append([]string{"mount"}, args...), mnt)...)
+}
+
+// startVerb runs a server verb (mount, serve) whose mount is mnt, and
+// waits for its readiness line.
+func startVerb(t testing.TB, home, mnt string, args ...string) *server {
+	t.Helper()
+	cmd := exec.Command(wsfsBinary(t), args...)
 	cmd.Env = append(os.Environ(), "WSFS_HOME="+home, "WSFS_STORE=")
 	s := &server{t: t, cmd: cmd, home: home, mnt: mnt, stderr: &lockedBuffer{}, done: make(chan error, 1)}
 	cmd.Stderr = s.stderr

@@ -75,6 +75,17 @@ func runLogs(ctx context.Context, a *app, args []string) error {
 	return fmt.Errorf("logs: no way to read the outputs of %s", name)
 }
 
+// parseLocalTime reads a time given on the command line: RFC 3339, or a
+// date with an optional time of day in the local zone.
+func parseLocalTime(s string) (time.Time, bool) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
 // parseSince reads --since: a duration before now, or a time.
 func parseSince(s string) (time.Time, error) {
 	if d, err := time.ParseDuration(s); err == nil {
@@ -83,10 +94,8 @@ func parseSince(s string) (time.Time, error) {
 		}
 		return time.Now().Add(-d), nil
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return t, nil
-		}
+	if t, ok := parseLocalTime(s); ok {
+		return t, nil
 	}
 	return time.Time{}, usagef("--since %q is neither a duration (10m, 2h) nor a time (2026-12-01T15:00:00Z, 2026-12-01 15:00:00, 2026-12-01)", s)
 }

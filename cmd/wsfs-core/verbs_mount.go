@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/wsfs/wsfs/api"
 	"github.com/wsfs/wsfs/fusefs"
+	"github.com/wsfs/wsfs/internal/home"
 	"github.com/wsfs/wsfs/meta"
 	"github.com/wsfs/wsfs/runsvc"
 	"github.com/wsfs/wsfs/runsvc/runwire"
@@ -21,27 +23,113 @@ import (
 func init() {
 	register(&verb{name: "mount", args: "[--workspace T/N] [--quiet 2s] [--allow-other] DIR",
 		summary: "serve every workspace as a live directory at DIR (the wsfs server: FUSE mount and control socket)", run: runMount})
-	register(&verb{name: "umount", args: "DIR", summary: "stop the server of DIR: commit pending edits, unmount, remove the socket", run: runUmount})
+	register(&verb{name: "serve", args: "--listen ADDR [--tls-cert FILE --tls-key FILE] [--insecure-listen] [--rate N] [--burst N] [--max-runs N]",
+		summary: "serve the HTTP API (/v1, live output, MCP) for agents on the network: the wsfs server, its mount private to it", run: runServe})
+	register(&verb{name: "umount", args: "[DIR]", summary: "stop the server of DIR (without DIR: the home's server, wsfs serve's): commit pending edits, unmount, remove the socket", run: runUmount})
 }
 
 // shutdownTimeout bounds the clean stop of a server: calls in flight, the
 // commit of pending edits and the unmount.
 const shutdownTimeout = time.Minute
 
+// serverFlags are the flags of a server: wsfs mount's and wsfs serve's.
+type serverFlags struct {
+	workspace        *string
+	quiet            *time.Duration
+	allowOther       *bool
+	debug            *bool
+	removeMountPoint *bool
+	workers          *int
+	parked           *int
+	shared           *bool
+	idle             *time.Duration
+	net              netFlags
+	serve            bool // wsfs serve: the mount is the server's own
+}
+
+// netFlags say how a server serves the API on the network.
+type netFlags struct {
+	listen          []string
+	tlsCert, tlsKey *string
+	insecure        *bool
+	rate            *float64
+	burst, maxRuns  *int
+}
+
+func addServerFlags(fs *flag.FlagSet, mount bool) *serverFlags {
+	f := &serverFlags{}
+	if mount {
+		f.workspace = fs.String("workspace", "", "mount this one workspace (TENANT/NAME) at DIR instead of all of them")
+		f.allowOther = fs.Bool("allow-other", false, "let other users reach the mount (needs user_allow_other in /etc/fuse.conf for non-root)")
+		f.removeMountPoint = fs.Bool("remove-mount-point", false, "remove DIR after unmounting")
+		f.shared = fs.Bool("shared", false, "a server started by wsfs run: it stops once idle (--idle), and a wsfs mount takes its place")
+	} else {
+		f.workspace, f.allowOther, f.removeMountPoint, f.shared = new(string), new(bool), new(bool), new(bool)
+	}
+	f.quiet = fs.Duration("quiet", 2*time.Second, "commit edits made on the mount after they have been quiet this long (negative: only at unmount)")
+	f.debug = fs.Bool("debug", false, "log every FUSE request")
+	f.workers = fs.Int("workers", runsvc.DefaultMaxRunning, "wsfs run commands that run at once, across workspaces (the others wait their turn)")
+	f.parked = fs.Int("parked", runsvc.DefaultParked, "workers kept confined to a workspace for its next command, 30 to 60 MiB each (0: none)")
+	f.idle = fs.Duration("idle", 0, "stop once no command or change has come for this long (0: never; default with --shared: "+runwire.SharedIdle.String()+")")
+	fs.Func("listen", "serve the HTTP API (/v1, MCP) on this address, host:port (repeatable); plain HTTP only on a loopback address unless --tls-cert/--tls-key or --insecure-listen", func(s string) error {
+		f.net.listen = append(f.net.listen, s)
+		return nil
+	})
+	f.net.tlsCert = fs.String("tls-cert", "", "the API's TLS certificate (PEM); with --tls-key it speaks HTTPS (HTTP/1.1 and HTTP/2)")
+	f.net.tlsKey = fs.String("tls-key", "", "the TLS certificate's private key (PEM)")
+	f.net.insecure = fs.Bool("insecure-listen", false, "allow plain HTTP on an address other than loopback (behind a proxy that terminates TLS)")
+	f.net.rate = fs.Float64("rate", api.DefaultLimits.Rate, "requests a second one API key may make")
+	f.net.burst = fs.Int("burst", api.DefaultLimits.Burst, "requests one API key may make at once above its rate")
+	f.net.maxRuns = fs.Int("max-runs", api.DefaultLimits.MaxRuns, "commands one API key may have queued or running at once")
+	return f
+}
+
+// check validates the flags as a usage error.
+func (f *serverFlags) check() error {
+	if *f.workspace != "" {
+		name, err := meta.ParseWorkspace(*f.workspace)
+		if err != nil {
+			return usagef("--workspace: %v", err)
+		}
+		*f.workspace = name
+	}
+	switch {
+	case *f.quiet == 0:
+		return usagef("--quiet must not be 0 (use a negative value to commit only at unmount)")
+	case *f.parked < 0:
+		return usagef("--parked must be 0 or more")
+	case *f.workers < 1:
+		return usagef("--workers must be 1 or more")
+	case *f.idle < 0:
+		return usagef("--idle must be 0 (never) or more")
+	case (*f.net.tlsCert == "") != (*f.net.tlsKey == ""):
+		return usagef("--tls-cert and --tls-key go together")
+	case len(f.net.listen) == 0 && (*f.net.tlsCert != "" || *f.net.insecure):
+		return usagef("--tls-cert, --tls-key and --insecure-listen are for --listen ADDR")
+	case *f.net.rate <= 0 || *f.net.burst < 1 || *f.net.maxRuns < 1:
+		return usagef("--rate, --burst and --max-runs must be more than 0")
+	}
+	for _, addr := range f.net.listen {
+		if err := api.ValidateListen(f.listenOptions(addr)); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	if *f.shared && *f.idle == 0 {
+		*f.idle = runwire.SharedIdle
+	}
+	return nil
+}
+
+func (f *serverFlags) listenOptions(addr string) api.ListenOptions {
+	return api.ListenOptions{Addr: addr, TLSCert: *f.net.tlsCert, TLSKey: *f.net.tlsKey, Insecure: *f.net.insecure}
+}
+
 func runMount(ctx context.Context, a *app, args []string) error {
 	v := verbs["mount"]
 	var g globalFlags
 	fs := newFlags(a, v, &g)
-	workspace := fs.String("workspace", "", "mount this one workspace (TENANT/NAME) at DIR instead of all of them")
-	quiet := fs.Duration("quiet", 2*time.Second, "commit edits made on the mount after they have been quiet this long (negative: only at unmount)")
-	allowOther := fs.Bool("allow-other", false, "let other users reach the mount (needs user_allow_other in /etc/fuse.conf for non-root)")
+	sf := addServerFlags(fs, true)
 	foreground := fs.Bool("foreground", true, "wsfs mount always stays in the foreground, serving until stopped (the flag is accepted for mount helpers; --foreground=false is refused): run it under a service manager (systemd) or with & to detach")
-	debug := fs.Bool("debug", false, "log every FUSE request")
-	removeMountPoint := fs.Bool("remove-mount-point", false, "remove DIR after unmounting")
-	workers := fs.Int("workers", runsvc.DefaultMaxRunning, "wsfs run commands that run at once, across workspaces (the others wait their turn)")
-	parked := fs.Int("parked", runsvc.DefaultParked, "workers kept confined to a workspace for its next command, 30 to 60 MiB each (0: none)")
-	shared := fs.Bool("shared", false, "a server started by wsfs run: it stops once idle (--idle), and a wsfs mount takes its place")
-	idle := fs.Duration("idle", 0, "stop once no command or change has come for this long (0: never; default with --shared: "+runwire.SharedIdle.String()+")")
 	if err := parse(a, v, fs, args); err != nil {
 		return err
 	}
@@ -51,32 +139,55 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	if !*foreground {
 		return usagef("--foreground=false is not supported: run wsfs mount under a service manager (systemd, supervisord) or with & to detach")
 	}
-	if *workspace != "" {
-		name, err := meta.ParseWorkspace(*workspace)
-		if err != nil {
-			return usagef("--workspace: %v", err)
-		}
-		*workspace = name
-	}
-	if *quiet == 0 {
-		return usagef("--quiet must not be 0 (use a negative value to commit only at unmount)")
-	}
-	if *parked < 0 {
-		return usagef("--parked must be 0 or more")
-	}
-	if *workers < 1 {
-		return usagef("--workers must be 1 or more")
-	}
-	if *idle < 0 {
-		return usagef("--idle must be 0 (never) or more")
-	}
-	if *shared && *idle == 0 {
-		*idle = runwire.SharedIdle
+	if err := sf.check(); err != nil {
+		return err
 	}
 	dir, err := filepath.Abs(fs.Arg(0))
 	if err != nil {
 		return err
 	}
+	return runServer(ctx, a, &g, sf, dir)
+}
+
+// runServe is wsfs serve: the server, with its mount in the home (the
+// workspaces are reached through the API, not a folder people open) and
+// the API on the network. It is wsfs mount with --listen: one process
+// holds meta.db and the mount, so the network plane is a listener of the
+// server, not a process of its own (see docs/DESIGN.md).
+func runServe(ctx context.Context, a *app, args []string) error {
+	v := verbs["serve"]
+	var g globalFlags
+	fs := newFlags(a, v, &g)
+	sf := addServerFlags(fs, false)
+	sf.serve = true
+	if err := parse(a, v, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usagef("takes flags only (wsfs mount DIR --listen ADDR also shows the workspaces in a folder)")
+	}
+	if len(sf.net.listen) == 0 {
+		return usagef("--listen ADDR is required (127.0.0.1:8080 for this machine; another address needs --tls-cert and --tls-key)")
+	}
+	if err := sf.check(); err != nil {
+		return err
+	}
+	h, err := g.homeDir()
+	if err != nil {
+		return err
+	}
+	dir := home.Of(h).SharedMount()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("the server's mount point %s: %w", dir, err)
+	}
+	return runServer(ctx, a, &g, sf, dir)
+}
+
+// runServer is the wsfs server: it mounts every workspace at dir (or one,
+// with --workspace), runs commands, serves the control socket and, with
+// --listen, the API on the network, until a signal, wsfs umount or idle.
+func runServer(ctx context.Context, a *app, g *globalFlags, sf *serverFlags, dir string) error {
+	workspace, quiet, shared, idle := *sf.workspace, *sf.quiet, *sf.shared, *sf.idle
 	home, err := g.homeDir()
 	if err != nil {
 		return err
@@ -87,7 +198,7 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
 
-	if err := clearServer(ctx, a, home, *shared); err != nil {
+	if err := clearServer(ctx, a, home, shared); err != nil {
 		return err
 	}
 	if fi, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
@@ -114,7 +225,7 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	// A server that wsfs run starts waits for the verbs that have meta.db
 	// open (they open it directly while no server runs) to let it go.
 	lockWait := time.Second
-	if *shared {
+	if shared {
 		lockWait = heldWait
 	}
 	db, closeDB, err := g.openMeta(ctx, st, home, meta.Options{Logger: log, LockTimeout: lockWait})
@@ -126,20 +237,20 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	}
 	defer closeDB()
 
-	fsys, err := fusefs.Mount(ctx, dir, fusefs.Options{DB: db, SpoolDir: filepath.Join(home, "spool"), QuietPeriod: *quiet,
-		Workspace: *workspace, AllowOther: *allowOther, Logger: log, Debug: *debug})
+	fsys, err := fusefs.Mount(ctx, dir, fusefs.Options{DB: db, SpoolDir: filepath.Join(home, "spool"), QuietPeriod: quiet,
+		Workspace: workspace, AllowOther: *sf.allowOther, Logger: log, Debug: *sf.debug})
 	if err != nil {
 		return err
 	}
 	var mount runsvc.Mount = fsys
 	unmount := fsys.Unmount
-	if *workspace != "" {
-		others, err := mountOthers(ctx, home, db, *workspace, *quiet, log)
+	if workspace != "" {
+		others, err := mountOthers(ctx, home, db, workspace, quiet, log)
 		if err != nil {
 			fsys.Unmount(context.Background())
 			return err
 		}
-		both := oneAndOthers{name: *workspace, one: fsys, others: others}
+		both := oneAndOthers{name: workspace, one: fsys, others: others}
 		mount, unmount = both, both.unmountBoth
 	}
 	exe, err := os.Executable()
@@ -147,18 +258,18 @@ func runMount(ctx context.Context, a *app, args []string) error {
 		unmount(context.Background())
 		return fmt.Errorf("finding this binary to start wsfs run's workers: %w", err)
 	}
-	parkedMax := *parked
+	parkedMax := *sf.parked
 	if parkedMax == 0 {
 		parkedMax = -1
 	}
 	svc, err := runsvc.New(runsvc.Config{DB: db, Mount: mount, Program: exe, JSCache: jsCacheDir(home), Store: storeURL,
-		MaxRunning: *workers, MaxParked: parkedMax, Unconfined: os.Getenv("WSFS_NO_CONFINE") != "", Logger: log})
+		MaxRunning: *sf.workers, MaxParked: parkedMax, Unconfined: os.Getenv("WSFS_NO_CONFINE") != "", Logger: log})
 	if err != nil {
 		unmount(context.Background())
 		return err
 	}
 	srv := api.NewServer(api.Config{DB: db, Runs: svc, MountDir: dir, Home: home, Store: storeURL, Version: versionString(),
-		Logger: log, Shared: *shared})
+		Logger: log, Shared: shared, Limits: api.Limits{Rate: *sf.net.rate, Burst: *sf.net.burst, MaxRuns: *sf.net.maxRuns}})
 	info, err := srv.Start(ctx)
 	if err != nil {
 		uctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
@@ -169,11 +280,34 @@ func runMount(ctx context.Context, a *app, args []string) error {
 		}
 		return err
 	}
-	fmt.Fprintf(a.stdout, "wsfs: serving %s (socket %s)\n", dir, info.Socket)
+	var urls []string
+	for _, addr := range sf.net.listen {
+		url, err := srv.Listen(ctx, sf.listenOptions(addr))
+		if err != nil {
+			uctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+			defer cancel()
+			srv.Close(uctx)
+			svc.Close(uctx)
+			if uerr := unmount(uctx); uerr != nil {
+				log.Error("wsfs mount: unmount after a failed start", "err", uerr)
+			}
+			return err
+		}
+		urls = append(urls, url)
+	}
+	// One readiness line, once everything answers.
+	switch {
+	case len(urls) == 0:
+		fmt.Fprintf(a.stdout, "wsfs: serving %s (socket %s)\n", dir, info.Socket)
+	case sf.serve:
+		fmt.Fprintf(a.stdout, "wsfs: serving the API on %s (socket %s)\n", strings.Join(urls, " and "), info.Socket)
+	default:
+		fmt.Fprintf(a.stdout, "wsfs: serving %s and the API on %s (socket %s)\n", dir, strings.Join(urls, " and "), info.Socket)
+	}
 
 	unmounted := make(chan struct{})
 	go func() { fsys.Wait(); close(unmounted) }()
-	idled := idleWatch(ctx, svc, *idle)
+	idled := idleWatch(ctx, svc, idle)
 	reason := ""
 	select {
 	case <-ctx.Done():
@@ -183,7 +317,7 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	case <-unmounted:
 		reason = "unmounted from outside (fusermount -u)"
 	case <-idled:
-		reason = fmt.Sprintf("no command for %s", *idle)
+		reason = fmt.Sprintf("no command for %s", idle)
 	}
 	log.Info("wsfs mount: stopping", "dir", dir, "reason", reason)
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
@@ -202,7 +336,7 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	if serr != nil {
 		return serr
 	}
-	if *removeMountPoint {
+	if *sf.removeMountPoint {
 		if err := os.Remove(dir); err != nil {
 			log.Warn("wsfs mount: the mount point stays", "dir", dir, "err", err)
 		}
@@ -328,21 +462,26 @@ func runUmount(ctx context.Context, a *app, args []string) error {
 	if err := parse(a, v, fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return usagef("takes one mount point")
-	}
-	dir, err := filepath.Abs(fs.Arg(0))
-	if err != nil {
-		return err
+	if fs.NArg() > 1 {
+		return usagef("takes one mount point, or none for the home's server (wsfs serve's)")
 	}
 	home, err := g.homeDir()
 	if err != nil {
 		return err
 	}
+	dir := ""
+	if fs.NArg() == 1 {
+		if dir, err = filepath.Abs(fs.Arg(0)); err != nil {
+			return err
+		}
+	}
 	c, err := api.Dial(ctx, home)
 	if err == nil {
 		defer c.Close()
 		h := c.Health()
+		if dir == "" {
+			dir = h.MountDir
+		}
 		if h.MountDir != dir {
 			return fmt.Errorf("the wsfs server of %s (PID %d) serves %s, not %s; name that folder, or set --home/WSFS_HOME to the home of the server of %s", home, h.PID, h.MountDir, dir, dir)
 		}
@@ -357,6 +496,9 @@ func runUmount(ctx context.Context, a *app, args []string) error {
 	}
 	if !errors.Is(err, api.ErrNoServer) && !errors.Is(err, api.ErrUnreachable) {
 		return err
+	}
+	if dir == "" {
+		return fmt.Errorf("no wsfs server runs for %s: %w", home, meta.ErrNotFound)
 	}
 	switch {
 	case isStaleMount(dir):
