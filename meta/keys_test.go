@@ -3,24 +3,19 @@ package meta
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wsfs/wsfs/meta/kv"
-	"github.com/wsfs/wsfs/objects"
 )
 
 func TestKeys(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	db, err := Open(ctx, filepath.Join(t.TempDir(), DBFileName), objects.NewMemory(), Options{NoSync: true, Now: clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t, nil) // on bbolt, then on etcd
+	db.now = clock
 
 	k, token, err := db.CreateKey(ctx, KeySpec{Name: "ci", Tenant: "Acme", Scope: ScopeRun, CreatedBy: "root"})
 	if err != nil {
