@@ -236,7 +236,10 @@ func (db *DB) Keys(ctx context.Context, tenant string) ([]Key, error) {
 		if out[i].Tenant != out[j].Tenant {
 			return out[i].Tenant < out[j].Tenant
 		}
-		return out[i].Created.Before(out[j].Created)
+		if !out[i].Created.Equal(out[j].Created) {
+			return out[i].Created.Before(out[j].Created)
+		}
+		return out[i].ID < out[j].ID
 	})
 	return out, err
 }
