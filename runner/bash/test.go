@@ -537,11 +537,11 @@ func (sh *Shell) regexMatch(s string, w *syntax.Word) (bool, error) {
 	if !validBraces(b.String()) {
 		return false, &regexError{}
 	}
-	re, err := gnuregex.Compile(b.String(), gnuregex.Options{Syntax: gnuregex.ERE, IgnoreCase: sh.shopts.nocasematch, NULData: true})
+	re, err := gnuregex.Compile(b.String(), gnuregex.Options{Syntax: gnuregex.PosixERE, IgnoreCase: sh.shopts.nocasematch})
 	if err != nil {
 		return false, &regexError{}
 	}
-	ms, err := re.FindAll(context.Background(), []byte(s), 1)
+	ms, err := re.FindAll(context.Background(), []byte(s), 1, true)
 	if err != nil || len(ms) == 0 {
 		sh.unsetVar("BASH_REMATCH", true)
 		sh.setArray("BASH_REMATCH", nil, false, false)

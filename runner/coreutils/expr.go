@@ -331,13 +331,13 @@ func (p *exprParser) colon(s, pattern string) exprValue {
 	if p.err != "" {
 		return exprStr("")
 	}
-	re, err := gnuregex.Compile(pattern, gnuregex.Options{Syntax: gnuregex.BRE, NULData: true})
+	re, err := gnuregex.Compile(pattern, gnuregex.Options{Syntax: gnuregex.Expr})
 	if err != nil {
-		return p.fail("%s", strings.TrimPrefix(err.Error(), "gnuregex: "))
+		return p.fail("%s", err.Error())
 	}
 	groups := re.Pattern().Groups() > 0
 	// The leftmost match starts at 0 whenever any match does.
-	m, err := re.FindAll(p.ctx, []byte(s), 1)
+	m, err := re.FindAll(p.ctx, []byte(s), 1, true)
 	if err != nil {
 		return p.fail("%s", err.Error())
 	}

@@ -1,10 +1,10 @@
 // Package grep implements grep, egrep, fgrep and rg for the runner, over
 // the runner's confined file access (command.Env.FS). grep follows GNU
 // grep 3.8 in a UTF-8 locale; rg follows ripgrep 14 writing to a pipe.
-// Patterns are read by runner/internal/gnuregex, which translates what
-// RE2 can express to Go's regexp, runs record selection on a lazy DFA and
-// backtracks (with a step budget) for back-references, and for \b \< \>
-// on lines with non-ASCII text (Go's \b knows only ASCII words).
+// Patterns are read and matched by the runner's one regex engine,
+// runner/internal/gnuregex (GNU grep's dialects; record selection on its
+// lazy DFA, Go's RE2 otherwise, and a backtracker with a step budget for
+// back-references and for \b \< \> on lines with non-ASCII text).
 //
 // # grep, egrep, fgrep
 //

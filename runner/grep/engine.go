@@ -54,7 +54,9 @@ func newEngine(o *options) (*engine, []string, error) {
 	if o.matcher == matchPerl {
 		return e, nil, e.compilePerl(o)
 	}
-	opts := gnuregex.Options{IgnoreCase: o.ignoreCase, NULData: o.nullData, Syntax: gnuregex.BRE}
+	// Records are lines (newline-separated) or, with -z, NUL-terminated
+	// records in which a newline is an ordinary character.
+	opts := gnuregex.Options{IgnoreCase: o.ignoreCase, Lines: !o.nullData, EOL: e.eol, Syntax: gnuregex.BRE}
 	if o.matcher == matchERE {
 		opts.Syntax = gnuregex.ERE
 	}

@@ -171,7 +171,7 @@ func (g *grep) run() int {
 	}
 	if g.searchErr != nil {
 		if errors.Is(g.searchErr, gnuregex.ErrBudget) {
-			g.env.Errorf("%s", strings.TrimPrefix(g.searchErr.Error(), "gnuregex: "))
+			g.env.Errorf("%s", g.searchErr.Error())
 		} else {
 			g.env.Errorf("%s", g.searchErr.Error())
 		}

@@ -11,14 +11,14 @@ import (
 // before it gives up with ErrBudget.
 const DefaultBudget = 20_000_000
 
-// ErrBudget is returned when a back-reference pattern needs more
-// backtracking steps than its budget allows.
-var ErrBudget = errors.New("gnuregex: back-reference pattern too complex (backtracking step limit reached); simplify the pattern")
+// ErrBudget is returned when a search needs more backtracking steps than
+// its budget allows; its text is meant for users as it is.
+var ErrBudget = errors.New("pattern too complex for this text (backtracking step limit reached); simplify it, back-references most of all")
 
-// Matcher runs a Pattern by backtracking: the one engine that supports
-// back-references. It is slow and exponential in the worst case, so every
-// search has a step budget and watches its context. A Matcher is not safe
-// for concurrent use.
+// Matcher runs a Pattern by backtracking: the engine for back-references
+// and for what RE2 cannot say (see the package documentation). It is
+// exponential in the worst case, so every search has a step budget and
+// watches its context. A Matcher is not safe for concurrent use.
 type Matcher struct {
 	p      *Pattern
 	Budget int64 // steps per search; DefaultBudget when zero
@@ -142,12 +142,22 @@ func (m *Matcher) stepCheck() bool {
 	return true
 }
 
-func (m *Matcher) wordBefore(i int) bool { return i > 0 && isWordRune(decodeLast(m.line, i)) }
+func (m *Matcher) wordBefore(i int) bool { return i > 0 && isWordChar(decodeLast(m.line, i)) }
 func (m *Matcher) wordAt(i int) bool {
 	if i >= len(m.line) {
 		return false
 	}
 	r, _ := decode(m.line, i)
+	return isWordChar(r)
+}
+
+// isWordChar decides word boundaries: a byte of invalid UTF-8 counts as
+// the Latin-1 character of its value (so \xff, ÿ, is a word character
+// and \xd7, ×, is not), as glibc reads it there.
+func isWordChar(r rune) bool {
+	if r >= rawByteBase {
+		r -= rawByteBase
+	}
 	return isWordRune(r)
 }
 
@@ -175,7 +185,7 @@ func (m *Matcher) match(n *node, i int, k func(int) bool) bool {
 			return false
 		}
 		r, size := decode(line, i)
-		if r == rune(m.p.opts.eol()) || r >= rawByteBase {
+		if !anyMatches(n, r, m.p.opts) {
 			return false
 		}
 		return k(i + size)
@@ -184,13 +194,17 @@ func (m *Matcher) match(n *node, i int, k func(int) bool) bool {
 			return false
 		}
 		r, size := decode(line, i)
-		if r == rune(m.p.opts.eol()) || (r >= rawByteBase && n.cls.negated) || !n.cls.matches(r, m.p.opts.IgnoreCase) {
+		if !classMatches(n.cls, r, m.p.opts) {
 			return false
 		}
 		return k(i + size)
-	case opBOL, opBufStart:
+	case opBOL:
+		return (i == 0 || m.p.opts.Lines && line[i-1] == m.p.opts.EOL) && k(i)
+	case opEOL:
+		return (i == len(line) || m.p.opts.Lines && line[i] == m.p.opts.EOL) && k(i)
+	case opBufStart:
 		return i == 0 && k(i)
-	case opEOL, opBufEnd:
+	case opBufEnd:
 		return i == len(line) && k(i)
 	case opWordB:
 		return m.wordBefore(i) != m.wordAt(i) && k(i)
@@ -246,22 +260,58 @@ func (m *Matcher) concat(subs []*node, i int, k func(int) bool) bool {
 	return m.match(subs[0], i, func(j int) bool { return m.concat(subs[1:], j, k) })
 }
 
-// repeat matches n.subs[0] greedily count more times. An iteration that
-// consumes nothing ends the loop once the minimum is met (so nested stars
-// cannot loop forever), but it still counts: as in glibc, it can set a
-// group to the empty string for a later back-reference.
+// repeat matches n.subs[0] greedily count more times. Once the minimum
+// is met, an iteration that consumes nothing ends the loop (so nested
+// stars cannot loop forever) and is tried last, after stopping: as in
+// glibc, it can set a group to the empty string a later back-reference
+// needs, but where stopping matches as well the groups keep the last
+// non-empty iteration.
 func (m *Matcher) repeat(n *node, count, i int, k func(int) bool) bool {
-	if n.max < 0 || count < n.max {
-		if m.match(n.subs[0], i, func(j int) bool {
-			if j == i && count >= n.min {
-				return k(j)
+	more := n.max < 0 || count < n.max
+	if more && m.match(n.subs[0], i, func(j int) bool {
+		if j == i && count >= n.min {
+			return false
+		}
+		return m.repeat(n, count+1, j, k)
+	}) {
+		return true
+	}
+	if count < n.min {
+		return false
+	}
+	if k(i) {
+		return true
+	}
+	if !more {
+		return false
+	}
+	// An empty iteration past the minimum sets only groups that have not
+	// matched yet: one that has keeps its earlier match (glibc's rule for
+	// groups in the optional part of a repetition, its opt_subexp).
+	before := append([]int(nil), m.caps...)
+	var groups []int
+	walkAny(n.subs[0], func(g *node) bool {
+		if g.op == opGroup {
+			groups = append(groups, g.idx)
+		}
+		return false
+	})
+	return m.match(n.subs[0], i, func(j int) bool {
+		if j != i {
+			return false
+		}
+		now := append([]int(nil), m.caps...)
+		for _, g := range groups {
+			if before[2*g] >= 0 {
+				m.caps[2*g], m.caps[2*g+1] = before[2*g], before[2*g+1]
 			}
-			return m.repeat(n, count+1, j, k)
-		}) {
+		}
+		if k(j) {
 			return true
 		}
-	}
-	return count >= n.min && k(i)
+		copy(m.caps, now)
+		return false
+	})
 }
 
 // matchText matches the text of a back-reference at i.
@@ -299,6 +349,25 @@ func foldEqual(a, b rune) bool {
 	return false
 }
 
+// anyMatches reports whether "." matches r: any character but a byte
+// of invalid UTF-8, the line separator in Lines mode, and what the
+// dialect's "." skips.
+func anyMatches(n *node, r rune, o Options) bool {
+	return r < rawByteBase && !(o.Lines && r == rune(o.EOL)) && !(n.anyNoNL && r == '\n') && !(n.anyNoNUL && r == 0)
+}
+
+// classMatches reports whether a bracket expression matches r; a negated
+// one never matches the line separator in Lines mode (glibc's
+// REG_NEWLINE).
+func classMatches(c *charClass, r rune, o Options) bool {
+	if r >= rawByteBase || (c.negated && o.Lines && r == rune(o.EOL)) {
+		// No bracket expression matches a byte of invalid UTF-8, not even
+		// one that holds that byte (as in GNU's tools).
+		return false
+	}
+	return c.matches(r, o.IgnoreCase)
+}
+
 func (c *charClass) matches(r rune, fold bool) bool {
 	in := c.contains(r)
 	if !in && fold && r < rawByteBase {
@@ -312,49 +381,24 @@ func (c *charClass) matches(r rune, fold bool) bool {
 	return in != c.negated
 }
 
+// contains reports whether r is one of the class's characters, through
+// an ASCII table and the class's ranges merged once.
 func (c *charClass) contains(r rune) bool {
-	for i := 0; i < len(c.ranges); i += 2 {
-		if c.ranges[i] <= r && r <= c.ranges[i+1] {
-			return true
-		}
+	c.once.Do(c.prepare)
+	if r >= 0 && r < 128 {
+		return c.ascii[r>>6]&(1<<(r&63)) != 0
 	}
-	for _, name := range c.named {
-		if classHas(name, r) {
-			return true
-		}
-	}
-	return false
+	return c.set.has(r)
 }
 
-func classHas(name string, r rune) bool {
-	if r >= rawByteBase {
-		return false
+func (c *charClass) prepare() {
+	c.set = normalize(append(runeSet(nil), c.ranges...))
+	for _, name := range c.named {
+		c.set = union(c.set, classSets()[name])
 	}
-	switch name {
-	case "alpha":
-		return unicode.IsLetter(r)
-	case "upper":
-		return unicode.IsUpper(r)
-	case "lower":
-		return unicode.IsLower(r)
-	case "digit":
-		return '0' <= r && r <= '9'
-	case "xdigit":
-		return '0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F'
-	case "alnum":
-		return unicode.IsLetter(r) || unicode.Is(unicode.Nd, r)
-	case "blank":
-		return r == ' ' || r == '\t'
-	case "space":
-		return r == ' ' || ('\t' <= r && r <= '\r')
-	case "punct":
-		return r < 0x80 && unicode.IsPunct(r) || r < 0x80 && unicode.IsSymbol(r)
-	case "print":
-		return r >= 0x20 && r != 0x7f && (r < 0x80 || r >= 0xa0)
-	case "graph":
-		return r > 0x20 && r != 0x7f && (r < 0x80 || r >= 0xa1)
-	case "cntrl":
-		return r < 0x20 || r == 0x7f
+	for r := rune(0); r < 128; r++ {
+		if c.set.has(r) {
+			c.ascii[r>>6] |= 1 << (r & 63)
+		}
 	}
-	return false
 }

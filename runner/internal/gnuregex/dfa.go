@@ -206,7 +206,7 @@ func (c *nfaCompiler) compile(n *node, next int) (int, bool) {
 }
 
 // runeSet fills in which runes an opLit, opAny or opClass accepts, with
-// case folding, never the record terminator nor a byte of invalid UTF-8.
+// case folding; never the record terminator, which the DFA never reads.
 func (c *nfaCompiler) runeSet(n *node, in *inst) {
 	eol := rune(c.opts.eol())
 	fold := c.opts.IgnoreCase
@@ -216,15 +216,10 @@ func (c *nfaCompiler) runeSet(n *node, in *inst) {
 		want := n.r
 		accepts = func(r rune) bool { return r == want || fold && foldEqual(r, want) }
 	case opAny:
-		accepts = func(r rune) bool { return r < rawByteBase }
+		accepts = func(r rune) bool { return anyMatches(n, r, c.opts) }
 	default:
 		cls := n.cls
-		accepts = func(r rune) bool {
-			if r >= rawByteBase && cls.negated {
-				return false
-			}
-			return cls.matches(r, fold)
-		}
+		accepts = func(r rune) bool { return classMatches(cls, r, c.opts) }
 	}
 	for r := rune(0); r < 128; r++ {
 		if r != eol && accepts(r) {

@@ -67,7 +67,7 @@ func TestDFAAgreesWithBacktracker(t *testing.T) {
 }
 
 func TestDFANextRecordFindsRecords(t *testing.T) {
-	p, err := Parse(`^b.*d$`, Options{})
+	p, err := Parse(`^b.*d$`, Options{Lines: true, EOL: '\n'})
 	if err != nil {
 		t.Fatal(err)
 	}

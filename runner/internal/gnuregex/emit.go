@@ -15,27 +15,24 @@ const goRepeatMax = 1000
 const rawByteBase = 0x110000
 
 // GoSyntax returns the pattern in Go's regexp (RE2) syntax, meaning the
-// same on one record, or ok false when RE2 cannot express it
-// (back-references, \< or \> next to a non-word item, counts over 1000,
-// invalid UTF-8). With captures, groups stay capturing and keep their
-// numbers; otherwise they are emitted as (?:…).
-//
-// In line mode (EOL '\n') the result carries (?m) and never matches a
-// newline, so it can also be run over a whole buffer of lines. Word
-// boundaries (\b \B \< \>) use Go's ASCII notion of word characters.
+// same, or ok false when RE2 cannot express it (back-references, \< or \>
+// next to a non-word item, counts over 1000, invalid UTF-8 in the
+// pattern, Lines mode with a separator other than a newline). With
+// captures, groups stay capturing and keep their numbers; otherwise they
+// are emitted as (?:…). Word boundaries (\b \B \< \>) use Go's ASCII
+// notion of word characters.
 func (p *Pattern) GoSyntax(captures bool) (string, bool) {
-	e := emitter{opts: p.opts, captures: captures, ok: true}
-	if p.opts.IgnoreCase {
-		e.b.WriteString("(?i)")
+	flags, expr, ok := p.GoSyntaxParts(captures)
+	return flags + expr, ok
+}
+
+// isAnchor reports a zero-width assertion.
+func isAnchor(n *node) bool {
+	switch n.op {
+	case opBOL, opEOL, opWordB, opNotWordB, opWordStart, opWordEnd, opBufStart, opBufEnd:
+		return true
 	}
-	if p.opts.eol() == '\n' {
-		e.b.WriteString("(?m)")
-	}
-	e.emit(p.root)
-	if !e.ok {
-		return "", false
-	}
-	return e.b.String(), true
+	return false
 }
 
 // UsesWordBoundaries reports whether the pattern holds \b \B \< or \>,
@@ -80,12 +77,23 @@ func nullable(n *node) bool {
 }
 
 // BufferSafe reports whether GoSyntax's result can run over a buffer of
-// many lines: it must not use \` or \' and the records must be lines.
+// many lines and find only matches within one: the text must be newline
+// lines, and nothing may match a newline (\` \', a class holding it).
 func (p *Pattern) BufferSafe() bool {
-	if p.opts.eol() != '\n' {
+	if !p.opts.Lines || p.opts.EOL != '\n' {
 		return false
 	}
-	return !walkAny(p.root, func(n *node) bool { return n.op == opBufStart || n.op == opBufEnd })
+	return !walkAny(p.root, func(n *node) bool {
+		switch n.op {
+		case opBufStart, opBufEnd:
+			return true
+		case opLit:
+			return n.r == '\n'
+		case opClass:
+			return !n.cls.negated && n.cls.matches('\n', false)
+		}
+		return false
+	})
 }
 
 func walkAny(n *node, f func(*node) bool) bool {
@@ -120,7 +128,17 @@ func (e *emitter) emit(n *node) {
 	case opAny:
 		// U+FFFD is how Go reads a byte of invalid UTF-8, which "." never
 		// matches in GNU's UTF-8 locales.
-		fmt.Fprintf(&e.b, `[^\x%02x\x{fffd}]`, e.opts.eol())
+		e.b.WriteString(`[^\x{fffd}`)
+		if e.opts.Lines {
+			fmt.Fprintf(&e.b, `\x{%x}`, e.opts.EOL)
+		}
+		if n.anyNoNL && !(e.opts.Lines && e.opts.EOL == '\n') {
+			e.b.WriteString(`\n`)
+		}
+		if n.anyNoNUL && !(e.opts.Lines && e.opts.EOL == 0) {
+			e.b.WriteString(`\x00`)
+		}
+		e.b.WriteString("]")
 	case opClass:
 		e.emitClass(n.cls)
 	case opBOL:
@@ -178,6 +196,13 @@ func (e *emitter) emit(n *node) {
 		}
 		e.b.WriteString(")")
 	case opRepeat:
+		if isAnchor(n.subs[0]) {
+			// grep's ^* and ${2}: a repeated anchor is optional or itself.
+			if n.min > 0 {
+				e.emit(n.subs[0])
+			}
+			return
+		}
 		if n.min > goRepeatMax || n.max > goRepeatMax {
 			e.ok = false
 			return
@@ -207,11 +232,6 @@ func quoteRune(r rune) string {
 		return string(r)
 	}
 	return fmt.Sprintf(`\x{%x}`, r)
-}
-
-// isWordRune is GNU's word constituent: a letter, a digit or "_".
-func isWordRune(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.Is(unicode.Nd, r)
 }
 
 // startsWithWord reports whether every match of n begins with an ASCII
@@ -274,81 +294,40 @@ func classIsASCIIWord(c *charClass) bool {
 	return len(c.ranges) > 0
 }
 
-var goClassBodies = map[string]string{
-	"alpha":  `\p{L}`,
-	"upper":  `\p{Lu}`,
-	"lower":  `\p{Ll}`,
-	"digit":  `0-9`,
-	"xdigit": `0-9A-Fa-f`,
-	"alnum":  `\p{L}\p{Nd}`,
-	"blank":  `\t\x20`,
-	"punct":  `!-/:-@\[-\x60\{-~`,
-	"print":  `\x20-\x7e\x{a0}-\x{10ffff}`,
-	"graph":  `!-~\x{a1}-\x{10ffff}`,
-}
-
 func (e *emitter) emitClass(c *charClass) {
-	eol := rune(e.opts.eol())
 	e.b.WriteString("[")
 	if c.negated {
 		e.b.WriteString("^")
 	}
+	var set runeSet
 	for _, name := range c.named {
-		switch name {
-		case "space":
-			e.b.WriteString(`\t\x0b\f\r\x20`)
-			if eol != '\n' {
-				e.b.WriteString(`\n`)
-			}
-		case "cntrl":
-			e.writeRange(0, 0x1f, eol)
-			e.b.WriteString(`\x7f`)
-		case "alnum":
-			e.b.WriteString(goClassBodies[name])
-			if len(c.ranges) == 2 && c.ranges[0] == '_' {
-				// \w and \W: GNU's word constituents, one class.
-				e.b.WriteString(`_`)
-				e.finishClass(c, eol)
-				return
-			}
-		default:
-			e.b.WriteString(goClassBodies[name])
-		}
+		set = union(set, classSets()[name])
 	}
 	for i := 0; i < len(c.ranges); i += 2 {
 		if c.ranges[i] >= rawByteBase || c.ranges[i+1] >= rawByteBase {
-			e.ok = false
-			return
+			continue // a byte of invalid UTF-8 matches no bracket expression
 		}
-		e.writeRange(c.ranges[i], c.ranges[i+1], eol)
+		set = union(set, runeSet{c.ranges[i], c.ranges[i+1]})
 	}
-	e.finishClass(c, eol)
-}
-
-func (e *emitter) finishClass(c *charClass, eol rune) {
+	if len(set) == 0 && !c.negated {
+		// Only empty ranges ("[z-a]" where they are allowed): no match.
+		e.b.WriteString(`^\x00-\x{10ffff}]`)
+		return
+	}
+	for i := 0; i < len(set); i += 2 {
+		if set[i] == set[i+1] {
+			fmt.Fprintf(&e.b, `\x{%x}`, set[i])
+		} else {
+			fmt.Fprintf(&e.b, `\x{%x}-\x{%x}`, set[i], set[i+1])
+		}
+	}
 	if c.negated {
-		fmt.Fprintf(&e.b, `\x%02x\x{fffd}`, eol)
+		e.b.WriteString(`\x{fffd}`)
+		if e.opts.Lines {
+			fmt.Fprintf(&e.b, `\x{%x}`, e.opts.EOL)
+		}
 	}
 	e.b.WriteString("]")
-}
-
-// writeRange writes lo-hi without the record terminator, which no match
-// may contain.
-func (e *emitter) writeRange(lo, hi, eol rune) {
-	if lo <= eol && eol <= hi {
-		if lo < eol {
-			e.writeRange(lo, eol-1, -1)
-		}
-		if eol < hi {
-			e.writeRange(eol+1, hi, -1)
-		}
-		return
-	}
-	if lo == hi {
-		fmt.Fprintf(&e.b, `\x{%x}`, lo)
-		return
-	}
-	fmt.Fprintf(&e.b, `\x{%x}-\x{%x}`, lo, hi)
 }
 
 // RequiredLiteral returns a string every match contains (the longest run

@@ -87,7 +87,7 @@ func TestFindAllLeftmostLongestWithBackrefs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := re.FindAll(context.Background(), []byte("aabaa xbx aba"), -1)
+	got, err := re.FindAll(context.Background(), []byte("aabaa xbx aba"), -1, true)
 	if err != nil {
 		t.Fatal(err)
 	}

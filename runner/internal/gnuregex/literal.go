@@ -33,10 +33,13 @@ func (p *Pattern) GoSyntaxParts(captures bool) (flags, expr string, ok bool) {
 	if !e.ok {
 		return "", "", false
 	}
+	if p.opts.Lines && p.opts.EOL != '\n' && walkAny(p.root, func(n *node) bool { return n.op == opBOL || n.op == opEOL }) {
+		return "", "", false // Go's (?m) anchors only at newlines
+	}
 	if p.opts.IgnoreCase {
 		flags += "(?i)"
 	}
-	if p.opts.eol() == '\n' {
+	if p.opts.Lines {
 		flags += "(?m)"
 	}
 	return flags, e.b.String(), true

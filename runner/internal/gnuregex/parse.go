@@ -5,41 +5,26 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
-)
-
-// Syntax selects how a pattern is read.
-type Syntax int
-
-const (
-	// BRE is GNU's basic syntax (grep, sed): \( \) \{ \} \| \+ \? are operators.
-	BRE Syntax = iota
-	// ERE is GNU's extended syntax (grep -E, sed -E, awk): ( ) { } | + ? are operators.
-	ERE
 )
 
 // Options say how to read and match a pattern.
 type Options struct {
-	Syntax     Syntax
+	Syntax     Syntax // the zero Syntax is BRE
 	IgnoreCase bool
-	// EOL is the record terminator no match contains: "." and negated
-	// classes exclude it. Zero means '\n' (lines) unless NULData is set.
+	// Lines reads the text as lines ending in EOL: ^ and $ also match
+	// next to an EOL inside it and "." and [^…] never match EOL (grep's
+	// lines, sed's M flag). Otherwise the text is one record: ^ and $
+	// match only at its ends and "." matches any character, a newline
+	// too (sed's pattern space, awk's strings, grep -z's records, paths).
+	Lines bool
+	// EOL is the line separator of Lines mode ('\n', or NUL for sed -z),
+	// and the record terminator grep's DFA scans a buffer by.
 	EOL byte
-	// NULData makes the terminator NUL (grep -z): "." then matches a
-	// newline and ^ $ anchor only at the ends of the record, which is
-	// also what a sed pattern space needs.
-	NULData bool
 }
 
-func (o Options) eol() byte {
-	if o.NULData {
-		return 0
-	}
-	if o.EOL == 0 {
-		return '\n'
-	}
-	return o.EOL
-}
+func (o Options) eol() byte { return o.EOL }
 
 // dupMax is RE_DUP_MAX of glibc.
 const dupMax = 0x7fff
@@ -62,8 +47,11 @@ var (
 	errBadRange         = &Error{"Invalid range end"}
 	errTooBig           = &Error{"Regular expression too big"}
 	errBadCollation     = &Error{"Invalid collation character"}
-	errClassSyntax      = &Error{"character class syntax is [[:space:]], not [:space:]"}
-	errBadPreceding     = &Error{"Invalid preceding regular expression"}
+	// ErrClassSyntax is "[:space:]" outside brackets, which GNU sed
+	// reports as a fatal error without a location.
+	ErrClassSyntax  = &Error{"character class syntax is [[:space:]], not [:space:]"}
+	errBadPreceding = &Error{"Invalid preceding regular expression"}
+	errBadPattern   = &Error{"Invalid regular expression"}
 )
 
 // IsSyntaxError reports whether err is a pattern error (as opposed to a
@@ -103,18 +91,9 @@ type node struct {
 	idx  int // group number (1-based) for opGroup and opBackref
 	min  int
 	max  int // -1: unbounded
-}
-
-// parser reads one pattern.
-type parser struct {
-	src      []rune
-	pos      int
-	syn      Syntax
-	ngroups  int
-	closed   map[int]bool
-	depth    int
-	warnings []string
-	backrefs bool
+	// For opAny in record mode: the dialect's "." skips a newline
+	// (glibc without RE_DOT_NEWLINE) or NUL (RE_DOT_NOT_NULL).
+	anyNoNL, anyNoNUL bool
 }
 
 // Pattern is a parsed GNU regular expression (or several joined as
@@ -127,37 +106,82 @@ type Pattern struct {
 	warnings []string
 }
 
-// Parse reads pattern in the given syntax. Errors carry GNU's messages;
-// warnings (e.g. "* at start of expression") are kept for the caller.
+// Parse reads pattern in opts' dialect, as glibc's regcomp does with the
+// dialect's syntax bits. Errors carry GNU's messages; warnings (grep's
+// "* at start of expression") are kept for the caller.
 func Parse(pattern string, opts Options) (*Pattern, error) {
-	p := &parser{src: []rune(pattern), syn: opts.Syntax, closed: map[int]bool{}}
-	if !utf8.ValidString(pattern) {
-		p.src = bytesAsRunes(pattern)
+	if !opts.Syntax.has(synDialect) {
+		opts.Syntax = BRE
 	}
-	root, err := p.parseAlt()
+	src := toRunes(pattern)
+	pat, err := parse(src, opts, false)
 	if err != nil {
 		return nil, err
 	}
-	if p.pos < len(p.src) {
-		// Only an unmatched close paren stops parseAlt early.
+	if opts.Syntax.has(synGrepDFA) && pat.needsGlibc() {
+		// GNU grep lets glibc's regex decide the lines of a pattern its
+		// dfa.c cannot decide alone in a UTF-8 locale, and glibc reads
+		// a leading or anchor-following repetition its own way; the
+		// warnings stay dfa.c's.
+		warnings := pat.warnings
+		if pat, err = parse(src, opts, true); err != nil {
+			return nil, err
+		}
+		pat.warnings = warnings
+	}
+	return pat, nil
+}
+
+func parse(src []rune, opts Options, regexSemantics bool) (*Pattern, error) {
+	p := &parser{src: src, syn: opts.Syntax, regexSemantics: regexSemantics}
+	p.advance(true)
+	root, err := p.parseRegExp(0)
+	if err != nil {
+		return nil, err
+	}
+	if p.tok.kind != tEnd {
+		// Only a ")" that closes no group stops the top level early.
 		return nil, errUnmatchedRParen
+	}
+	if p.dfaErr != nil {
+		return nil, p.dfaErr
+	}
+	if root == nil {
+		root = &node{op: opEmpty}
 	}
 	return &Pattern{root: root, opts: opts, ngroups: p.ngroups, backrefs: p.backrefs, warnings: p.warnings}, nil
 }
 
-// bytesAsRunes keeps invalid bytes as runes of their own value so that a
-// pattern with a stray byte still matches that byte in the backtracker.
-func bytesAsRunes(s string) []rune {
-	var out []rune
+// toRunes reads the pattern as characters; a byte of invalid UTF-8 is a
+// rune of its own (rawByteBase+b), which matches only that byte.
+func toRunes(s string) []rune {
+	out := make([]rune, 0, len(s))
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && n == 1 {
-			r = rune(s[i])
+			r = rawByteBase + rune(s[i])
 		}
 		out = append(out, r)
 		i += n
 	}
 	return out
+}
+
+// needsGlibc reports what makes GNU grep's dfa.c defer to glibc's regex
+// in a UTF-8 locale: back-references, word anchors, and bracket
+// expressions it cannot build (negated ones, named classes but digit,
+// equivalence classes and collating elements, \w \W \s \S).
+func (p *Pattern) needsGlibc() bool {
+	return p.backrefs || p.UsesWordBoundaries() ||
+		walkAny(p.root, func(n *node) bool { return n.op == opClass && n.cls.unknownToDFA })
+}
+
+// Whole returns p matching only a whole text, as glibc's re_match does
+// when a caller asks for a match of the full length (find -regex).
+func (p *Pattern) Whole() *Pattern {
+	w := *p
+	w.root = &node{op: opConcat, subs: []*node{{op: opBufStart}, p.root, {op: opBufEnd}}}
+	return &w
 }
 
 // Warnings returns what GNU grep prints as "warning: ..." for the pattern.
@@ -203,385 +227,598 @@ func shiftGroups(n *node, by int) *node {
 	return &c
 }
 
-func (p *parser) more() bool { return p.pos < len(p.src) }
+// tokKind is a token of glibc's peek_token.
+type tokKind uint8
 
-func (p *parser) peek(off int) (rune, bool) {
-	if p.pos+off < len(p.src) {
-		return p.src[p.pos+off], true
-	}
-	return 0, false
+const (
+	tChar tokKind = iota
+	tAny
+	tOpenBracket
+	tAnchor // ^ $ \b \B \< \> \` \' (node op in tok.anchor)
+	tClass  // \w \W \s \S
+	tStar
+	tPlus
+	tQuest
+	tOpenInterval
+	tCloseInterval
+	tOpenGroup
+	tCloseGroup
+	tAlt
+	tBackref
+	tTrailingBackslash
+	tEnd
+)
+
+type token struct {
+	kind   tokKind
+	c      rune // tChar: the character; the operator's own character otherwise
+	anchor op
+	class  rune // tClass: w W s S
+	n      int  // tBackref
+	width  int  // runes of pattern it takes
 }
 
-// atAltEnd reports whether the parser stands before "|" / "\|", ")" /
-// "\)" closing a group, or the end.
-func (p *parser) atAltEnd() bool {
-	c, ok := p.peek(0)
-	if !ok {
-		return true
+// parser reads one pattern as glibc's regcomp does.
+type parser struct {
+	src       []rune
+	pos       int // start of tok
+	tok       token
+	syn       Syntax
+	ngroups   int
+	completed uint16 // groups 1-9 closed where a back-reference may use them
+	warnings  []string
+	backrefs  bool
+	// lastStart is dfa.c's laststart: only anchors and dropped * + ?
+	// since the start of the branch, so a repetition here warns.
+	lastStart bool
+	// regexSemantics reads a leading interval as glibc does (only its
+	// "{" is dropped) rather than as grep's dfa.c does (all of it).
+	regexSemantics bool
+	// dfaErr is what grep's and sed's dfa.c refuse in a pattern glibc
+	// accepts; reported once glibc's parse has succeeded, as GNU does.
+	dfaErr error
+}
+
+// advance moves past the current token and reads the next one;
+// caretHere says a ^ there is an anchor even in BRE (after \( or \|).
+func (p *parser) advance(caretHere bool) {
+	if p.tok.kind != tEnd {
+		p.pos += p.tok.width
 	}
-	if p.syn == ERE {
-		return c == '|' || (c == ')' && p.depth > 0)
+	p.tok = p.peekAt(p.pos, caretHere)
+}
+
+// peekAt reads the token at i (glibc's peek_token).
+func (p *parser) peekAt(i int, caretHere bool) token {
+	if i >= len(p.src) {
+		return token{kind: tEnd}
 	}
+	syn := p.syn
+	c := p.src[i]
+	t := token{kind: tChar, c: c, width: 1}
 	if c == '\\' {
-		d, ok := p.peek(1)
-		return ok && (d == '|' || (d == ')' && p.depth > 0))
+		if i+1 >= len(p.src) {
+			return token{kind: tTrailingBackslash, width: 1}
+		}
+		c2 := p.src[i+1]
+		t = token{kind: tChar, c: c2, width: 2}
+		if syn.has(synAwkEscapes) {
+			return p.awkEscape(i)
+		}
+		switch c2 {
+		case '|':
+			if !syn.has(synLimitedOps) && !syn.has(synNoBkVbar) {
+				t.kind = tAlt
+			}
+		case '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			if !syn.has(synNoBkRefs) {
+				t.kind, t.n = tBackref, int(c2-'0')
+			}
+		case '<', '>', 'b', 'B', '`', '\'':
+			if !syn.has(synNoGnuOps) {
+				t.kind, t.anchor = tAnchor, escapeAnchor(c2)
+			}
+		case 'w', 'W', 's', 'S':
+			if !syn.has(synNoGnuOps) {
+				t.kind, t.class = tClass, c2
+			}
+		case '(':
+			if !syn.has(synNoBkParens) {
+				t.kind = tOpenGroup
+			}
+		case ')':
+			if !syn.has(synNoBkParens) {
+				t.kind = tCloseGroup
+			}
+		case '+', '?':
+			if !syn.has(synLimitedOps) && syn.has(synBkPlusQM) {
+				t.kind = map[rune]tokKind{'+': tPlus, '?': tQuest}[c2]
+			}
+		case '{':
+			if syn.has(synIntervals) && !syn.has(synNoBkBraces) {
+				t.kind = tOpenInterval
+			}
+		case '}':
+			if syn.has(synIntervals) && !syn.has(synNoBkBraces) {
+				t.kind = tCloseInterval
+			}
+		}
+		return t
 	}
-	return false
+	switch c {
+	case '\n':
+		if syn.has(synNewlineAlt) {
+			t.kind = tAlt
+		}
+	case '|':
+		if !syn.has(synLimitedOps) && syn.has(synNoBkVbar) {
+			t.kind = tAlt
+		}
+	case '*':
+		t.kind = tStar
+	case '+', '?':
+		if !syn.has(synLimitedOps) && !syn.has(synBkPlusQM) {
+			t.kind = map[rune]tokKind{'+': tPlus, '?': tQuest}[c]
+		}
+	case '{':
+		if syn.has(synIntervals) && syn.has(synNoBkBraces) {
+			t.kind = tOpenInterval
+		}
+	case '}':
+		if syn.has(synIntervals) && syn.has(synNoBkBraces) {
+			t.kind = tCloseInterval
+		}
+	case '(':
+		if syn.has(synNoBkParens) {
+			t.kind = tOpenGroup
+		}
+	case ')':
+		if syn.has(synNoBkParens) {
+			t.kind = tCloseGroup
+		}
+	case '[':
+		t.kind = tOpenBracket
+	case '.':
+		t.kind = tAny
+	case '^':
+		if syn.has(synContextIndepAnchors) || caretHere || i == 0 ||
+			(syn.has(synNewlineAlt) && p.src[i-1] == '\n') {
+			t.kind, t.anchor = tAnchor, opBOL
+		}
+	case '$':
+		if syn.has(synContextIndepAnchors) || i+1 == len(p.src) {
+			t.kind, t.anchor = tAnchor, opEOL
+		} else if next := p.peekAt(i+1, false); next.kind == tAlt || next.kind == tCloseGroup {
+			t.kind, t.anchor = tAnchor, opEOL
+		}
+	}
+	return t
 }
 
-func (p *parser) parseAlt() (*node, error) {
-	var alts []*node
-	// As glibc: a branch may refer back only to groups closed before the
-	// alternation or in the branch itself.
-	initial := make(map[int]bool, len(p.closed))
-	for k := range p.closed {
-		initial[k] = true
+func escapeAnchor(c rune) op {
+	switch c {
+	case '<':
+		return opWordStart
+	case '>':
+		return opWordEnd
+	case 'b':
+		return opWordB
+	case 'B':
+		return opNotWordB
+	case '`':
+		return opBufStart
 	}
-	accumulated := map[int]bool{}
-	for {
-		if len(alts) > 0 {
-			for k := range p.closed {
-				accumulated[k] = true
-			}
-			p.closed = make(map[int]bool, len(initial))
-			for k := range initial {
-				p.closed[k] = true
-			}
-		}
-		n, err := p.parseConcat()
-		if err != nil {
-			return nil, err
-		}
-		alts = append(alts, n)
-		c, ok := p.peek(0)
-		if !ok {
-			break
-		}
-		if p.syn == ERE && c == '|' {
-			p.pos++
-			continue
-		}
-		if p.syn == BRE && c == '\\' {
-			if d, _ := p.peek(1); d == '|' {
-				p.pos += 2
-				continue
-			}
-		}
-		break
+	return opBufEnd
+}
+
+// awkEscape reads the escape at i as gawk does (synAwkEscapes).
+func (p *parser) awkEscape(i int) token {
+	c := p.src[i+1]
+	t := token{kind: tChar, c: c, width: 2}
+	switch c {
+	case 'y':
+		t.kind, t.anchor = tAnchor, opWordB
+	case 'B', '<', '>', '`', '\'':
+		t.kind, t.anchor = tAnchor, escapeAnchor(c)
+	case 's', 'S', 'w', 'W':
+		t.kind, t.class = tClass, c
+	default:
+		t.c, t.width = awkEscapeChar(p.src, i+1)
 	}
-	for k := range accumulated {
-		p.closed[k] = true
+	return t
+}
+
+// awkEscapeChar decodes gawk's character escape whose letter is at j:
+// the character and how many runes the whole escape takes with its "\".
+func awkEscapeChar(src []rune, j int) (rune, int) {
+	switch c := src[j]; c {
+	case 'n':
+		return '\n', 2
+	case 't':
+		return '\t', 2
+	case 'r':
+		return '\r', 2
+	case 'f':
+		return '\f', 2
+	case 'v':
+		return '\v', 2
+	case 'a':
+		return 7, 2
+	case 'b':
+		return 8, 2
+	case '0', '1', '2', '3', '4', '5', '6', '7':
+		v, k := 0, j
+		for k < len(src) && k < j+3 && src[k] >= '0' && src[k] <= '7' {
+			v = v*8 + int(src[k]-'0')
+			k++
+		}
+		return byteRune(v), 1 + k - j
+	case 'x':
+		v, k := 0, j+1
+		for k < len(src) && k < j+3 && isHex(src[k]) {
+			d, _ := strconv.ParseUint(string(src[k]), 16, 8)
+			v = v*16 + int(d)
+			k++
+		}
+		if k == j+1 {
+			return 'x', 2
+		}
+		return byteRune(v), 1 + k - j
+	default:
+		return c, 2
+	}
+}
+
+// byteRune is the character an escape's byte value stands for: ASCII as
+// itself, a higher byte as that raw byte.
+func byteRune(v int) rune {
+	if v < 0x80 {
+		return rune(v)
+	}
+	return rawByteBase + rune(v&0xff)
+}
+
+func isDigit(r rune) bool { return '0' <= r && r <= '9' }
+
+func isHex(r rune) bool {
+	return '0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F'
+}
+
+// endsBranch reports a token that ends a branch at this nesting.
+func (p *parser) endsBranch(nest int) bool {
+	k := p.tok.kind
+	return k == tAlt || k == tEnd || (nest > 0 && k == tCloseGroup)
+}
+
+// parseRegExp reads alternatives (glibc's parse_reg_exp); nil is empty.
+func (p *parser) parseRegExp(nest int) (*node, error) {
+	initial := p.completed
+	branch, err := p.parseBranch(nest)
+	if err != nil {
+		return nil, err
+	}
+	alts := []*node{orEmpty(branch)}
+	for p.tok.kind == tAlt {
+		p.advance(true)
+		branch = nil
+		if !p.endsBranch(nest) {
+			accumulated := p.completed
+			p.completed = initial
+			if branch, err = p.parseBranch(nest); err != nil {
+				return nil, err
+			}
+			p.completed |= accumulated
+		}
+		alts = append(alts, orEmpty(branch))
 	}
 	if len(alts) == 1 {
-		return alts[0], nil
+		return branch, nil
 	}
 	return &node{op: opAlt, subs: alts}, nil
 }
 
-func (p *parser) parseConcat() (*node, error) {
+func orEmpty(n *node) *node {
+	if n == nil {
+		return &node{op: opEmpty}
+	}
+	return n
+}
+
+// parseBranch reads a concatenation (glibc's parse_branch).
+func (p *parser) parseBranch(nest int) (*node, error) {
 	var items []*node
-	// start is true where a repetition operator has nothing to repeat: at
-	// the start of a branch or right after a leading "^".
-	start := true
-	for p.more() && !p.atAltEnd() {
-		c := p.src[p.pos]
-		if p.syn == ERE && c == ')' && p.depth == 0 {
-			// GNU reads an unmatched ")" in an ERE as a literal.
-			p.pos++
-			items = append(items, &node{op: opLit, r: ')'})
-			start = false
-			continue
-		}
-		if rep, ok, err := p.repeatOp(); err != nil {
-			return nil, err
-		} else if ok {
-			if start || len(items) == 0 || isAnchor(items[len(items)-1]) {
-				if p.syn == ERE {
-					// GNU drops the operator (the anchor stays), and
-					// fails to close a group that holds nothing else.
-					if c, _ := p.peek(0); c == ')' && p.depth > 0 && rep.name != "{...}" {
-						return nil, errUnmatchedParen
-					}
-					if allAnchors(items) {
-						p.warnings = append(p.warnings, rep.name+" at start of expression")
-					}
-					continue
-				}
-				// BRE: the operator is an ordinary character (GNU does not warn).
-				items = append(items, literalNodes(rep.text)...)
-				start = false
-				continue
-			}
-			last := items[len(items)-1]
-			items[len(items)-1] = &node{op: opRepeat, subs: []*node{last}, min: rep.min, max: rep.max}
-			continue
-		}
-		atom, err := p.parseAtom(len(items) == 0)
+	p.lastStart = true
+	for !p.endsBranch(nest) {
+		n, err := p.parseExpression(nest)
 		if err != nil {
 			return nil, err
 		}
-		items = append(items, atom)
-		start = false
+		if n != nil {
+			items = append(items, n)
+		}
 	}
 	switch len(items) {
 	case 0:
-		return &node{op: opEmpty}, nil
+		return nil, nil
 	case 1:
 		return items[0], nil
 	}
 	return &node{op: opConcat, subs: items}, nil
 }
 
-// isAnchor reports a zero-width assertion, after which GNU reads a
-// repetition operator as if it stood at the start of the expression.
-func isAnchor(n *node) bool {
-	switch n.op {
-	case opBOL, opEOL, opWordB, opNotWordB, opWordStart, opWordEnd, opBufStart, opBufEnd:
-		return true
-	}
-	return false
-}
-
-func allAnchors(items []*node) bool {
-	for _, n := range items {
-		if !isAnchor(n) {
-			return false
-		}
-	}
-	return true
-}
-
-func literalNodes(s string) []*node {
-	var out []*node
-	for _, r := range s {
-		out = append(out, &node{op: opLit, r: r})
-	}
-	return out
-}
-
-type repetition struct {
-	name     string // for warnings: "*", "+", "?", "{...}"
-	text     string // the literal text, for BRE where a leading operator is ordinary
-	min, max int
-}
-
-// repeatOp consumes a repetition operator if one stands at pos.
-func (p *parser) repeatOp() (repetition, bool, error) {
-	c := p.src[p.pos]
-	if c == '*' {
-		p.pos++
-		return repetition{name: "*", text: "*", min: 0, max: -1}, true, nil
-	}
-	if p.syn == ERE {
-		switch c {
-		case '+':
-			p.pos++
-			return repetition{name: "+", text: "+", min: 1, max: -1}, true, nil
-		case '?':
-			p.pos++
-			return repetition{name: "?", text: "?", min: 0, max: 1}, true, nil
-		case '{':
-			save := p.pos
-			p.pos++
-			min, max, ok, err := p.interval()
-			if err != nil {
-				return repetition{}, false, err
-			}
-			if !ok {
-				// Not an interval: GNU reads "{" as a literal.
-				p.pos = save
-				return repetition{}, false, nil
-			}
-			return repetition{name: "{...}", text: string(p.src[save:p.pos]), min: min, max: max}, true, nil
-		}
-		return repetition{}, false, nil
-	}
-	if c != '\\' {
-		return repetition{}, false, nil
-	}
-	d, ok := p.peek(1)
-	if !ok {
-		return repetition{}, false, nil
-	}
-	switch d {
-	case '+':
-		p.pos += 2
-		return repetition{name: "+", text: "+", min: 1, max: -1}, true, nil
-	case '?':
-		p.pos += 2
-		return repetition{name: "?", text: "?", min: 0, max: 1}, true, nil
-	case '{':
-		save := p.pos
-		p.pos += 2
-		min, max, ok, err := p.interval()
+// parseExpression reads one atom and its repetitions (glibc's
+// parse_expression); nil is an empty expression.
+func (p *parser) parseExpression(nest int) (*node, error) {
+	t := p.tok
+	var n *node
+	switch t.kind {
+	case tChar:
+		n = &node{op: opLit, r: t.c}
+	case tAny:
+		n = &node{op: opAny, anyNoNL: !p.syn.has(synDotNewline), anyNoNUL: p.syn.has(synDotNotNull)}
+	case tOpenBracket:
+		cls, err := p.parseBracket()
 		if err != nil {
-			return repetition{}, false, err
+			return nil, err
 		}
-		if !ok {
-			return repetition{}, false, errBadBrace
+		n = &node{op: opClass, cls: cls}
+	case tOpenGroup:
+		var err error
+		if n, err = p.parseSubExp(nest); err != nil {
+			return nil, err
 		}
-		return repetition{name: "{...}", text: strings.ReplaceAll(string(p.src[save:p.pos]), `\`, ""), min: min, max: max}, true, nil
-	}
-	return repetition{}, false, nil
-}
-
-// interval reads "m}", "m,}", "m,n}", ",n}" (ERE) or the same ending in
-// "\}" (BRE) after the opening brace. ok is false when an ERE brace does
-// not open a valid interval.
-func (p *parser) interval() (min, max int, ok bool, err error) {
-	readNum := func() (int, bool) {
-		start := p.pos
-		for p.more() && p.src[p.pos] >= '0' && p.src[p.pos] <= '9' {
-			p.pos++
-		}
-		if p.pos == start {
-			return 0, false
-		}
-		n, convErr := strconv.Atoi(string(p.src[start:p.pos]))
-		if convErr != nil || n > dupMax {
-			return dupMax + 1, true
-		}
-		return n, true
-	}
-	bad := func() (int, int, bool, error) {
-		if p.syn == ERE {
-			return 0, 0, false, nil
-		}
-		// Find out whether the brace is closed at all.
-		if strings.Contains(string(p.src[p.pos:]), `\}`) {
-			return 0, 0, false, errBadBrace
-		}
-		return 0, 0, false, errUnmatchedBrace
-	}
-	lo, hasLo := readNum()
-	hi := lo
-	if p.more() && p.src[p.pos] == ',' {
-		p.pos++
-		var hasHi bool
-		hi, hasHi = readNum()
-		if !hasHi {
-			hi = -1
-		}
-	} else if !hasLo {
-		return bad()
-	}
-	if !hasLo {
-		lo = 0
-	}
-	if p.syn == ERE {
-		if !p.more() || p.src[p.pos] != '}' {
-			return bad()
-		}
-		p.pos++
-	} else {
-		if p.pos+1 >= len(p.src) || p.src[p.pos] != '\\' || p.src[p.pos+1] != '}' {
-			return bad()
-		}
-		p.pos += 2
-	}
-	if lo > dupMax || hi > dupMax {
-		return 0, 0, false, errTooBig
-	}
-	if hi >= 0 && hi < lo {
-		return 0, 0, false, errBadBrace
-	}
-	return lo, hi, true, nil
-}
-
-func (p *parser) parseAtom(first bool) (*node, error) {
-	c := p.src[p.pos]
-	p.pos++
-	switch c {
-	case '.':
-		return &node{op: opAny}, nil
-	case '[':
-		return p.parseBracket()
-	case '^':
-		if p.syn == ERE || first {
-			return &node{op: opBOL}, nil
-		}
-		return &node{op: opLit, r: c}, nil
-	case '$':
-		if p.syn == ERE || p.atAltEnd() {
-			return &node{op: opEOL}, nil
-		}
-		return &node{op: opLit, r: c}, nil
-	case '(':
-		if p.syn == ERE {
-			return p.parseGroup()
-		}
-	case '\\':
-		return p.parseEscape()
-	}
-	return &node{op: opLit, r: c}, nil
-}
-
-func (p *parser) parseGroup() (*node, error) {
-	p.ngroups++
-	idx := p.ngroups
-	p.depth++
-	sub, err := p.parseAlt()
-	if err != nil {
-		return nil, err
-	}
-	p.depth--
-	if p.syn == ERE {
-		if !p.more() || p.src[p.pos] != ')' {
-			return nil, errUnmatchedParen
-		}
-		p.pos++
-	} else {
-		if p.pos+1 >= len(p.src) || p.src[p.pos] != '\\' || p.src[p.pos+1] != ')' {
-			return nil, errUnmatchedParen
-		}
-		p.pos += 2
-	}
-	p.closed[idx] = true
-	return &node{op: opGroup, idx: idx, subs: []*node{sub}}, nil
-}
-
-func (p *parser) parseEscape() (*node, error) {
-	if !p.more() {
-		return nil, errTrailingBS
-	}
-	c := p.src[p.pos]
-	p.pos++
-	switch c {
-	case 'w', 'W', 's', 'S':
-		return &node{op: opClass, cls: escapeClass(c)}, nil
-	case 'b':
-		return &node{op: opWordB}, nil
-	case 'B':
-		return &node{op: opNotWordB}, nil
-	case '<':
-		return &node{op: opWordStart}, nil
-	case '>':
-		return &node{op: opWordEnd}, nil
-	case '`':
-		return &node{op: opBufStart}, nil
-	case '\'':
-		return &node{op: opBufEnd}, nil
-	case '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		n := int(c - '0')
-		if !p.closed[n] {
+	case tBackref:
+		if p.completed&(1<<t.n) == 0 {
 			return nil, errBadBackref
 		}
 		p.backrefs = true
-		return &node{op: opBackref, idx: n}, nil
-	}
-	if p.syn == BRE {
-		switch c {
-		case '(':
-			return p.parseGroup()
-		case ')':
+		n = &node{op: opBackref, idx: t.n}
+	case tOpenInterval, tStar, tPlus, tQuest:
+		return p.leadingRepetition(nest)
+	case tCloseGroup:
+		if !p.syn.has(synUnmatchedRightParenOrd) {
 			return nil, errUnmatchedRParen
-		case '{':
+		}
+		n = &node{op: opLit, r: t.c}
+	case tCloseInterval:
+		n = &node{op: opLit, r: t.c}
+	case tAnchor:
+		p.advance(false)
+		return p.anchorRepetitions(&node{op: t.anchor})
+	}
+	p.lastStart = false
+	switch t.kind {
+	case tClass:
+		n = &node{op: opClass, cls: escapeClass(t.class)}
+	case tAlt, tEnd:
+		return nil, nil
+	case tTrailingBackslash:
+		return nil, errTrailingBS
+	}
+	if t.kind != tOpenGroup {
+		p.advance(false)
+	}
+	for {
+		switch p.tok.kind {
+		case tStar, tPlus, tQuest, tOpenInterval:
+		default:
+			return n, nil
+		}
+		rep, ok, err := p.parseDupOp()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return n, nil // a brace that opens no interval is now a character
+		}
+		n = &node{op: opRepeat, subs: []*node{n}, min: rep.min, max: rep.max}
+		if p.syn.has(synContextInvalidDup) && (p.tok.kind == tStar || p.tok.kind == tOpenInterval) {
+			// glibc's BRE allows no * or \{ right after a repetition.
 			return nil, errBadPreceding
-		case '}':
-			return &node{op: opLit, r: c}, nil
 		}
 	}
-	return &node{op: opLit, r: c}, nil
+}
+
+// anchorRepetitions reads what follows an anchor. In glibc an anchor
+// takes no repetition: what follows starts anew. grep's dfa.c takes an
+// anchor as an atom a repetition applies to: in ERE ^* and ${2} repeat
+// the anchor; in BRE so does a repetition after an anchor that does not
+// start the branch (a\`\{2\}), and dfa.c refuses an invalid interval
+// there.
+func (p *parser) anchorRepetitions(n *node) (*node, error) {
+	if !p.syn.has(synGrepDFA) || p.regexSemantics {
+		return n, nil
+	}
+	if !p.syn.has(synContextIndepOps) {
+		// BRE: at the start of a branch (^*) the operator is a character.
+		if p.lastStart {
+			return n, nil
+		}
+		if p.tok.kind == tOpenInterval {
+			save, saveTok := p.pos, p.tok
+			_, _, err := p.parseDupOp()
+			p.pos, p.tok = save, saveTok
+			if err != nil {
+				// dfa.c refuses it; glibc reads on (a "\{" there is a
+				// character to it), and its own errors come first.
+				if p.dfaErr == nil {
+					p.dfaErr = &Error{`invalid content of \{\}`}
+					if err == errTooBig {
+						p.dfaErr = &Error{"regular expression too big"}
+					}
+				}
+				return n, nil
+			}
+		}
+	}
+	for {
+		switch p.tok.kind {
+		case tStar, tPlus, tQuest, tOpenInterval:
+		default:
+			return n, nil
+		}
+		kind := p.tok.kind
+		rep, ok, err := p.parseDupOp()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return n, nil // an ordinary "{" follows
+		}
+		if p.lastStart {
+			name := map[tokKind]string{tStar: "*", tPlus: "+", tQuest: "?", tOpenInterval: "{...}"}[kind]
+			p.warnings = append(p.warnings, name+" at start of expression")
+			p.lastStart = kind != tOpenInterval
+		}
+		n = &node{op: opRepeat, subs: []*node{n}, min: rep.min, max: rep.max}
+	}
+}
+
+// leadingRepetition handles a repetition operator with nothing to
+// repeat: an error, dropped, or an ordinary character, by dialect.
+func (p *parser) leadingRepetition(nest int) (*node, error) {
+	t := p.tok
+	if t.kind == tOpenInterval && p.syn.has(synContextInvalidDup) {
+		return nil, errBadPreceding
+	}
+	switch {
+	case p.syn.has(synContextInvalidOps):
+		return nil, errBadPreceding
+	case p.syn.has(synContextIndepOps):
+		if p.syn.has(synGrepDFA) {
+			warn := p.lastStart
+			if t.kind == tOpenInterval && !p.regexSemantics {
+				// grep's dfa.c drops a whole valid interval; an invalid
+				// one leaves an ordinary "{".
+				if _, ok, err := p.parseDupOp(); err != nil {
+					return nil, err
+				} else if !ok {
+					return p.parseExpression(nest)
+				}
+				if warn {
+					p.warnings = append(p.warnings, "{...} at start of expression")
+				}
+				p.lastStart = false
+				if p.endsBranch(nest) {
+					return nil, nil
+				}
+				return p.parseExpression(nest)
+			}
+			if warn {
+				name := map[tokKind]string{tStar: "*", tPlus: "+", tQuest: "?", tOpenInterval: "{...}"}[t.kind]
+				p.warnings = append(p.warnings, name+" at start of expression")
+				p.lastStart = t.kind != tOpenInterval
+			}
+		}
+		p.advance(false)
+		return p.parseExpression(nest)
+	}
+	// An ordinary character.
+	p.tok.kind = tChar
+	return p.parseExpression(nest)
+}
+
+type repetition struct{ min, max int }
+
+// parseDupOp reads the repetition operator at tok (glibc's
+// parse_dup_op). ok is false when a brace opens no interval and the
+// dialect makes it ordinary: tok is then that "{" as a character.
+func (p *parser) parseDupOp() (repetition, bool, error) {
+	t := p.tok
+	switch t.kind {
+	case tStar:
+		p.advance(false)
+		return repetition{0, -1}, true, nil
+	case tPlus:
+		p.advance(false)
+		return repetition{1, -1}, true, nil
+	case tQuest:
+		p.advance(false)
+		return repetition{0, 1}, true, nil
+	}
+	startPos, startTok := p.pos, p.tok
+	lo := p.fetchNumber()
+	if lo == -1 {
+		if p.tok.kind == tChar && p.tok.c == ',' {
+			lo = 0 // "{,m}" is "{0,m}"
+		} else {
+			return repetition{}, false, errBadBrace // "{}"
+		}
+	}
+	hi := -2
+	if lo != -2 {
+		switch {
+		case p.tok.kind == tCloseInterval:
+			hi = lo
+		case p.tok.kind == tChar && p.tok.c == ',':
+			hi = p.fetchNumber()
+		}
+	}
+	if lo == -2 || hi == -2 {
+		if !p.syn.has(synInvalidIntervalOrd) {
+			if p.tok.kind == tEnd {
+				return repetition{}, false, errUnmatchedBrace
+			}
+			return repetition{}, false, errBadBrace
+		}
+		p.pos, p.tok = startPos, startTok
+		p.tok.kind = tChar
+		return repetition{}, false, nil
+	}
+	if (hi != -1 && lo > hi) || p.tok.kind != tCloseInterval {
+		return repetition{}, false, errBadBrace
+	}
+	if lo > dupMax || hi > dupMax {
+		return repetition{}, false, errTooBig
+	}
+	p.advance(false)
+	return repetition{lo, hi}, true, nil
+}
+
+// fetchNumber reads an interval bound up to "," or the closing brace:
+// the number (at most dupMax+1), -1 when there is none, -2 when something
+// else stands there or the pattern ends (glibc's fetch_number).
+func (p *parser) fetchNumber() int {
+	num := -1
+	for {
+		p.advance(false)
+		t := p.tok
+		if t.kind == tEnd {
+			return -2
+		}
+		if t.kind == tCloseInterval || (t.kind == tChar && t.c == ',') {
+			return num
+		}
+		if t.kind != tChar || t.c < '0' || t.c > '9' || num == -2 {
+			num = -2
+		} else if num == -1 {
+			num = int(t.c - '0')
+		} else {
+			num = min(dupMax+1, num*10+int(t.c-'0'))
+		}
+	}
+}
+
+// parseSubExp reads a group after its "(" (glibc's parse_sub_exp).
+func (p *parser) parseSubExp(nest int) (*node, error) {
+	p.ngroups++
+	idx := p.ngroups
+	p.advance(true)
+	var sub *node
+	if p.tok.kind != tCloseGroup {
+		var err error
+		if sub, err = p.parseRegExp(nest + 1); err != nil {
+			return nil, err
+		}
+		if p.tok.kind != tCloseGroup {
+			return nil, errUnmatchedParen
+		}
+	}
+	if idx <= 9 {
+		p.completed |= 1 << idx
+	}
+	p.advance(false)
+	return &node{op: opGroup, idx: idx, subs: []*node{orEmpty(sub)}}, nil
 }
 
 // charClass is a bracket expression or one of \w \W \s \S.
@@ -589,18 +826,26 @@ type charClass struct {
 	negated bool
 	ranges  []rune // lo, hi pairs
 	named   []string
+
+	// unknownToDFA: grep's dfa.c cannot build it in a UTF-8 locale
+	// (see needsGlibc).
+	unknownToDFA bool
+
+	once  sync.Once // prepares set and ascii for matching
+	set   runeSet   // ranges and named classes merged
+	ascii [2]uint64 // set's ASCII characters
 }
 
 func escapeClass(c rune) *charClass {
 	switch c {
 	case 'w':
-		return &charClass{named: []string{"alnum"}, ranges: []rune{'_', '_'}}
+		return &charClass{named: []string{"alnum"}, ranges: []rune{'_', '_'}, unknownToDFA: true}
 	case 'W':
-		return &charClass{negated: true, named: []string{"alnum"}, ranges: []rune{'_', '_'}}
+		return &charClass{negated: true, named: []string{"alnum"}, ranges: []rune{'_', '_'}, unknownToDFA: true}
 	case 's':
-		return &charClass{named: []string{"space"}}
+		return &charClass{named: []string{"space"}, unknownToDFA: true}
 	default:
-		return &charClass{negated: true, named: []string{"space"}}
+		return &charClass{negated: true, named: []string{"space"}, unknownToDFA: true}
 	}
 }
 
@@ -609,104 +854,194 @@ var classNames = map[string]bool{
 	"print": true, "punct": true, "graph": true, "cntrl": true, "blank": true, "alnum": true,
 }
 
-func (p *parser) parseBracket() (*node, error) {
-	open := p.pos - 1
+// bracket element kinds of glibc's parse_bracket_element.
+type elemKind uint8
+
+const (
+	elemChar elemKind = iota
+	elemClass
+	elemEquiv
+)
+
+type bracketElem struct {
+	kind elemKind
+	r    rune
+	name string
+	coll bool // written [.c.]
+}
+
+// parseBracket reads a bracket expression from tok "[" (glibc's
+// parse_bracket_exp) and leaves tok after its "]".
+func (p *parser) parseBracket() (*charClass, error) {
+	i := p.pos + 1
 	cls := &charClass{}
-	if p.more() && p.src[p.pos] == '^' {
-		cls.negated = true
-		p.pos++
+	if i < len(p.src) && p.src[i] == '^' {
+		cls.negated, cls.unknownToDFA = true, true
+		i++
+	}
+	if i >= len(p.src) {
+		return nil, errBadPattern // glibc: "[" or "[^" at the very end
 	}
 	first := true
 	for {
-		if !p.more() {
+		if i >= len(p.src) {
 			return nil, errUnmatchedBracket
 		}
-		c := p.src[p.pos]
-		if c == ']' && !first {
-			p.pos++
-			break
-		}
-		first = false
-		lo, isChar, err := p.bracketItem(cls)
+		start, next, err := p.bracketElement(i, first, first)
 		if err != nil {
 			return nil, err
 		}
-		if !isChar {
-			// A class cannot start a range: "[[:alpha:]-z]".
-			if p.rangeDashFollows() {
-				return nil, errBadRange
+		i = next
+		first = false
+		isRange := false
+		if start.kind == elemChar {
+			if i >= len(p.src) {
+				return nil, errUnmatchedBracket
 			}
-			continue
+			if p.isRangeDash(i) {
+				if i+1 >= len(p.src) {
+					return nil, errUnmatchedBracket
+				}
+				if p.src[i+1] != ']' {
+					isRange = true
+					i++
+				}
+			}
 		}
-		// A range "lo-hi" unless "-" is the last item.
-		if p.pos+1 < len(p.src) && p.src[p.pos] == '-' && p.src[p.pos+1] != ']' {
-			p.pos++
-			hi, hiChar, err := p.bracketItem(nil)
+		if isRange {
+			end, next, err := p.bracketElement(i, true, false)
 			if err != nil {
 				return nil, err
 			}
-			if !hiChar || hi < lo || p.rangeDashFollows() {
-				// "[a-c-e]": a range cannot go on from another.
+			i = next
+			if end.kind != elemChar {
 				return nil, errBadRange
 			}
-			cls.ranges = append(cls.ranges, lo, hi)
-			continue
-		}
-		cls.ranges = append(cls.ranges, lo, lo)
-	}
-	body := string(p.src[open+1 : p.pos-1])
-	if len(body) >= 2 && body[0] == ':' && body[len(body)-1] == ':' {
-		return nil, errClassSyntax
-	}
-	return &node{op: opClass, cls: cls}, nil
-}
-
-// rangeDashFollows reports a "-" at pos that is not the last item.
-func (p *parser) rangeDashFollows() bool {
-	return p.pos+1 < len(p.src) && p.src[p.pos] == '-' && p.src[p.pos+1] != ']'
-}
-
-// bracketItem reads one character, [:class:], [=c=] or [.c.] inside a
-// bracket expression. For a class it adds it to cls (which must be
-// non-nil) and returns isChar false.
-func (p *parser) bracketItem(cls *charClass) (r rune, isChar bool, err error) {
-	c := p.src[p.pos]
-	if c == '[' && p.pos+1 < len(p.src) {
-		kind := p.src[p.pos+1]
-		if kind == ':' || kind == '=' || kind == '.' {
-			end := -1
-			for j := p.pos + 2; j+1 < len(p.src); j++ {
-				if p.src[j] == kind && p.src[j+1] == ']' {
-					end = j
-					break
+			if start.r > end.r {
+				if p.syn.has(synNoEmptyRanges) {
+					return nil, errBadRange
 				}
+			} else {
+				cls.ranges = append(cls.ranges, start.r, end.r)
 			}
-			if end < 0 {
-				return 0, false, errUnmatchedBracket
-			}
-			name := string(p.src[p.pos+2 : end])
-			p.pos = end + 2
-			switch kind {
-			case ':':
-				if !classNames[name] {
-					return 0, false, errBadClass
-				}
-				if cls == nil {
-					return 0, false, errBadRange
-				}
-				cls.named = append(cls.named, name)
-				return 0, false, nil
-			default:
-				rs := []rune(name)
-				if len(rs) != 1 {
-					return 0, false, errBadCollation
-				}
-				return rs[0], true, nil
+		} else {
+			switch start.kind {
+			case elemChar, elemEquiv:
+				cls.ranges = append(cls.ranges, start.r, start.r)
+			case elemClass:
+				cls.named = append(cls.named, start.name)
 			}
 		}
+		if start.kind == elemEquiv || start.coll || (start.kind == elemClass && start.name != "digit") {
+			cls.unknownToDFA = true
+		}
+		if isRange && !(isDigit(start.r) && isDigit(cls.ranges[len(cls.ranges)-1])) {
+			cls.unknownToDFA = true // a range but of digits depends on collation
+		}
+		if i >= len(p.src) {
+			return nil, errUnmatchedBracket
+		}
+		if p.src[i] == ']' {
+			i++
+			break
+		}
 	}
-	p.pos++
-	return c, true, nil
+	if p.syn.has(synClassCheck) && p.dfaErr == nil && isClassSyntaxSlip(p.src[p.pos+1:i-1]) {
+		p.dfaErr = ErrClassSyntax
+	}
+	p.tok.width = i - p.pos // the whole bracket, for advance
+	return cls, nil
+}
+
+// isClassSyntaxSlip reports a bracket whose body is "[:space:]" without
+// its outer brackets, as dfa.c tells: after an optional "^", a colon
+// first and last and something else between.
+func isClassSyntaxSlip(body []rune) bool {
+	if len(body) > 0 && body[0] == '^' {
+		body = body[1:]
+	}
+	return len(body) >= 3 && body[0] == ':' && body[len(body)-1] == ':' && strings.Trim(string(body), ":") != ""
+}
+
+// isRangeDash reports a "-" at i that is glibc's range token (a
+// backslash-quoted one in awk is a character).
+func (p *parser) isRangeDash(i int) bool { return p.src[i] == '-' }
+
+// bracketElement reads one element at i: a character, [:class:], [=c=]
+// or [.c.]. first lets a "]" be a character and acceptHyphen a "-".
+func (p *parser) bracketElement(i int, acceptHyphen, first bool) (bracketElem, int, error) {
+	c := p.src[i]
+	if c == '\\' && i+1 < len(p.src) {
+		switch {
+		case p.syn.has(synAwkEscapes):
+			d := p.src[i+1]
+			if d == 's' || d == 'S' || d == 'w' || d == 'W' || d == 'y' || d == 'B' {
+				// gawk reads "[\s]" as "s".
+				return bracketElem{r: d}, i + 2, nil
+			}
+			r, w := awkEscapeChar(p.src, i+1)
+			return bracketElem{r: r}, i + w, nil
+		case p.syn.has(synBackslashEscapeInLists):
+			return bracketElem{r: p.src[i+1]}, i + 2, nil
+		}
+	}
+	if c == '[' && i+1 < len(p.src) {
+		kind := p.src[i+1]
+		if kind == '.' || kind == '=' || (kind == ':' && p.syn.has(synCharClasses)) {
+			return p.bracketSymbol(i + 2)
+		}
+	}
+	if c == '-' && !acceptHyphen {
+		// A "-" may stand only at the start, or just before the "]".
+		if i+1 < len(p.src) && p.src[i+1] != ']' {
+			return bracketElem{}, 0, errBadRange
+		}
+	}
+	if c == ']' && !first {
+		// Only reached for a range's end: "[a-]]" is "a-]" then "]".
+		return bracketElem{r: c}, i + 1, nil
+	}
+	return bracketElem{r: c}, i + 1, nil
+}
+
+// bracketSymbol reads the name of [:…:], [=…=] or [.….] starting at i
+// (the delimiter is src[i-1]).
+func (p *parser) bracketSymbol(i int) (bracketElem, int, error) {
+	delim := p.src[i-1]
+	j := i
+	for {
+		if j+1 >= len(p.src) {
+			return bracketElem{}, 0, errUnmatchedBracket
+		}
+		if p.src[j] == delim && p.src[j+1] == ']' {
+			break
+		}
+		j++
+	}
+	if j-i >= 32 {
+		return bracketElem{}, 0, errUnmatchedBracket // glibc's name buffer
+	}
+	name := string(p.src[i:j])
+	next := j + 2
+	switch delim {
+	case ':':
+		if !classNames[name] {
+			return bracketElem{}, 0, errBadClass
+		}
+		return bracketElem{kind: elemClass, name: name}, next, nil
+	default:
+		// C.UTF-8 has no collating elements or equivalence classes of
+		// more than one byte.
+		rs := p.src[i:j]
+		if len(rs) != 1 || (rs[0] >= 0x80 && rs[0] < rawByteBase) {
+			return bracketElem{}, 0, errBadCollation
+		}
+		kind := elemChar
+		if delim == '=' {
+			kind = elemEquiv
+		}
+		return bracketElem{kind: kind, r: rs[0], coll: delim == '.'}, next, nil
+	}
 }
 
 // String returns a debugging form of the tree.
