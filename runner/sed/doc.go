@@ -47,21 +47,20 @@
 // s/x*/-/g on "abc" gives "-a-b-c-", and an empty match right after a
 // match is skipped. The empty regex (//) reuses the last regex used.
 //
-// Regular expressions are GNU BRE (or ERE with -E): \( \) \{m,n\} \+ \?
-// \| in BRE; back-references \1…\9 in both; bracket expressions with
-// [:class:] [=x=] [.x.]; \w \W \s \S \b \B \< \> \` \'; the character
-// escapes \a \f \n \r \t \v \cX \dNNN \oNNN \xHH (inserted raw into the
-// regex, as GNU does); POSIX leftmost-longest matching. M makes ^ and $
-// match at embedded newlines and keeps . and [^…] from matching them.
-// Character classes follow the C.UTF-8 locale: letters of every script
-// are [[:alpha:]] and \w, and . matches a whole UTF-8 character.
-//
-// Regexes translate to Go's regexp package (RE2, linear time) when they
-// can; patterns Go cannot express (back-references, a \< or \> next to
-// something that may not be a word character, repetition counts above
-// 1000, word boundaries on a line with non-ASCII text) run on a small
-// backtracking matcher that searches for the longest match under a step
-// budget. A literal pattern is searched with bytes.Index.
+// Regular expressions are GNU sed's dialects of the runner's one engine
+// (runner/internal/gnuregex: glibc's POSIX basic syntax, or extended with
+// -E, read as glibc reads them): \( \) \{m,n\} \+ \? \| in BRE;
+// back-references \1…\9 in both; bracket expressions with [:class:]
+// [=x=] [.x.]; \w \W \s \S \b \B \< \> \` \'; the character escapes \a
+// \f \n \r \t \v \cX \dNNN \oNNN \xHH (inserted raw into the regex, as
+// GNU does); POSIX leftmost-longest matching. M makes ^ and $ match at
+// embedded newlines (NULs with -z) and keeps . and [^…] from matching
+// them. Character classes follow the C.UTF-8 locale: letters of every
+// script are [[:alpha:]] and \w, and . matches a whole UTF-8 character.
+// Patterns without back-references match in linear time; a back-reference
+// search that needs more than its step budget stops sed with status 4 and
+// a message to simplify the pattern. A literal pattern is searched with
+// bytes.Index.
 //
 // Every loop checks the context (every 1024 commands or lines, and inside
 // the backtracking matcher), so the runner's time limit stops ":a;ba";

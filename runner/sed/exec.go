@@ -101,7 +101,6 @@ type machine struct {
 	exit           int
 	lastRx         *regex
 	appends        []appendItem
-	caps           []int
 	rfiles         map[string]*rfile
 	steps          int
 	stopped        bool
@@ -268,11 +267,7 @@ func (m *machine) matchAddr(a *address) (bool, error) {
 			}
 		}
 		m.lastRx = rx
-		ok := rx.match(m.ps, m.stopFn)
-		if m.stopped {
-			return false, m.ctx.Err()
-		}
-		return ok, nil
+		return rx.match(m.ctx, m.ps)
 	}
 	return false, nil
 }
@@ -592,6 +587,10 @@ func indexByte(b []byte, c byte) int {
 	return -1
 }
 
+// rawByte marks a y command character that is a byte of invalid UTF-8:
+// it stands for that byte only.
+const rawByte = 0x40000000
+
 func (m *machine) translate(c *cmd) {
 	if c.ybytes != nil {
 		for i, b := range m.ps {
@@ -633,9 +632,6 @@ func (m *machine) substitute(s *subst) error {
 		}
 	}
 	m.lastRx = rx
-	if need := 2 * (rx.ngroups + 1); len(m.caps) < need {
-		m.caps = make([]int, need)
-	}
 	limit := s.nth
 	if s.global {
 		limit = -1
@@ -643,22 +639,18 @@ func (m *machine) substitute(s *subst) error {
 	ps := m.ps
 	out := m.sbuf[:0]
 	last, count := 0, 0
-	did := false
-	err := rx.eachMatch(ps, limit, m.caps, m.stopFn, func(caps []int) bool {
-		count++
-		if count < s.nth {
-			return true
+	err := rx.eachMatch(m.ctx, ps, limit, func(caps []int) bool {
+		if count++; count >= s.nth {
+			out = append(out, ps[last:caps[0]]...)
+			out = appendReplacement(out, s.repl, ps, caps)
+			last = caps[1]
 		}
-		out = append(out, ps[last:caps[0]]...)
-		out = appendReplacement(out, s.repl, ps, caps)
-		last = caps[1]
-		did = true
-		return s.global
+		return true
 	})
-	if err != nil || m.stopped {
-		return m.ctx.Err()
+	if err != nil {
+		return err
 	}
-	if !did {
+	if count < s.nth {
 		return nil
 	}
 	out = append(out, ps[last:]...)

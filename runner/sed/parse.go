@@ -2,11 +2,13 @@ package sed
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/gnuregex"
 )
 
 type addrKind uint8
@@ -537,7 +539,7 @@ func (p *parser) snarfBracket(b *strings.Builder) bool {
 }
 
 func (p *parser) regexErr(err error) error {
-	if err == errConfusingClass {
+	if errors.Is(err, gnuregex.ErrClassSyntax) {
 		return &ioError{msg: err.Error()}
 	}
 	return p.errf("%s", err.Error())

@@ -175,3 +175,14 @@ func TestFollowSymlinks(t *testing.T) {
 		t.Errorf("-i without --follow-symlinks should replace the link by a file: %+v %v %v", r, fi, err)
 	}
 }
+
+// TestBacktrackingBudgetIsAnError: a back-reference search that would run
+// for minutes stops sed with status 4 and a message saying what to do.
+func TestBacktrackingBudgetIsAnError(t *testing.T) {
+	sb := commandtest.New(t)
+	line := strings.Repeat("a", 60) + "cb\n"
+	r := sb.Run(context.Background(), Run, line, "sed", `s/\(a*\)*\1\1b/x/`)
+	if r.Code != 4 || !strings.Contains(r.Stderr, "too complex") || !strings.Contains(r.Stderr, "simplify") {
+		t.Errorf("got code %d stderr %q; want 4 and a clear message", r.Code, r.Stderr)
+	}
+}
