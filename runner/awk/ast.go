@@ -1,6 +1,6 @@
 package awk
 
-import "regexp"
+import "github.com/wsfs/wsfs/runner/internal/gnuregex"
 
 // The syntax tree. Names are resolved to slots at parse time: a variable is
 // a global slot, a local slot (function parameter) or a special variable.
@@ -47,7 +47,7 @@ type (
 	strExpr   struct{ s string }
 	regexExpr struct {
 		src string
-		re  *regexp.Regexp
+		re  *gnuregex.Regexp
 	}
 	varExpr   struct{ v *variable }
 	indexExpr struct {

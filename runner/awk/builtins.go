@@ -86,7 +86,10 @@ func (in *interp) builtin(e *builtinExpr) value {
 	case "match":
 		s := in.checkText(in.toStr(in.eval(args[0])))
 		re := in.regexOf(args[1])
-		loc := re.FindStringSubmatchIndex(s)
+		var loc []int
+		if ms := in.find(re, s, 1, true); len(ms) > 0 {
+			loc = ms[0]
+		}
 		if len(args) == 3 {
 			arr := in.array(args[2].(*varExpr).v)
 			clear(arr)
@@ -337,12 +340,11 @@ func (in *interp) sub(global bool, args []expr) value {
 		target = args[2]
 	}
 	s := in.toStr(in.eval(target))
-	var locs [][]int
+	n := 1
 	if global {
-		locs = re.FindAllStringIndex(s, -1)
-	} else if loc := re.FindStringIndex(s); loc != nil {
-		locs = [][]int{loc}
+		n = -1
 	}
+	locs := in.find(re, s, n, false)
 	if len(locs) == 0 {
 		return num(0)
 	}
@@ -379,7 +381,7 @@ func (in *interp) gensub(args []expr) value {
 			which = 1
 		}
 	}
-	all := re.FindAllStringSubmatchIndex(s, -1)
+	all := in.find(re, s, -1, true)
 	var b strings.Builder
 	last := 0
 	for n, loc := range all {

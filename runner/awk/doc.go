@@ -42,10 +42,13 @@
 // (repeatable, mixable with -e), --, and "/dev/stdout", "/dev/stderr",
 // "-" as file names.
 //
-// Regular expressions are POSIX EREs translated to Go's RE2 syntax and
+// Regular expressions are gawk's dialect of the runner's one engine
+// (runner/internal/gnuregex): POSIX EREs with gawk's escapes (\y for a
+// word boundary, \b a backspace, \ddd octal, no back-references),
 // matched leftmost-longest, as POSIX requires. "." matches a newline, a
-// leading "*" "+" "?" is literal, "{" that does not start an interval is
-// literal, and backslash escapes work inside brackets, as in gawk.
+// leading "*" "+" "?" is literal, "{" that does not start an interval and
+// an unmatched ")" are literal, and backslash escapes work inside
+// brackets, as in gawk.
 //
 // Strings are UTF-8: length, substr, index, match and printf widths count
 // characters, as gawk does in a UTF-8 locale.
@@ -88,9 +91,6 @@
 //     order. A sorted_in naming a user function is not supported.
 //   - rand() is a different generator: the same seed gives a repeatable
 //     sequence, but not gawk's numbers. srand() returns the previous seed.
-//   - \< and \> match any word boundary (RE2 has no look-around); regex
-//     back-references do not exist in EREs; repetition counts above 1000
-//     are an error (RE2's limit) where gawk allows 32767.
 //   - |& (coprocesses), system(), BEGINFILE/ENDFILE, @include, @namespace,
 //     indirect function calls, PROCINFO entries other than sorted_in, SYMTAB, IGNORECASE, FIELDWIDTHS,
 //     FPAT, patsplit, the fourth argument of split and

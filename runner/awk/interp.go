@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/gnuregex"
 )
 
 // ctrl is how a statement ended.
@@ -70,7 +70,7 @@ type interp struct {
 	argc            value
 
 	fsMode fsMode
-	fsRe   *regexp.Regexp
+	fsRe   *gnuregex.Regexp
 
 	out     *bufio.Writer
 	streams *streams
@@ -553,7 +553,7 @@ func (in *interp) eval(e expr) value {
 	case *groupExpr:
 		return in.eval(e.e)
 	case *regexExpr:
-		return boolean(e.re.MatchString(in.getRecord()))
+		return boolean(in.matches(e.re, in.getRecord()))
 	case *andExpr:
 		return boolean(in.eval(e.l).toBool() && in.eval(e.r).toBool())
 	case *orExpr:
@@ -566,7 +566,7 @@ func (in *interp) eval(e expr) value {
 	case *matchExpr:
 		s := in.toStr(in.eval(e.l))
 		re := in.regexOf(e.re)
-		return boolean(re.MatchString(s) != e.negate)
+		return boolean(in.matches(re, s) != e.negate)
 	case *inExpr:
 		_, ok := in.array(e.arr)[in.key(e.keys)]
 		return boolean(ok)
@@ -793,7 +793,7 @@ func (in *interp) cmpStr(v value) string {
 	return in.toStr(v)
 }
 
-func (in *interp) regexOf(e expr) *regexp.Regexp {
+func (in *interp) regexOf(e expr) *gnuregex.Regexp {
 	if r, ok := e.(*regexExpr); ok {
 		return r.re
 	}

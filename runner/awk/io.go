@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/gnuregex"
 )
 
 // recordReader splits a stream into records by RS. For a single-character
@@ -84,10 +85,14 @@ func (r *recordReader) read(in *interp) (string, bool, error) {
 		rest := r.all[r.pos:]
 		var loc []int
 		for off := 0; off <= len(rest); {
-			m := re.FindIndex(rest[off:])
-			if m == nil {
+			ms, err := re.FindAll(in.ctx, rest[off:], 1, false)
+			if err != nil {
+				in.fatalf("%v", err)
+			}
+			if len(ms) == 0 {
 				break
 			}
+			m := ms[0]
 			if m[1] > m[0] {
 				loc = []int{off + m[0], off + m[1]}
 				break
@@ -152,7 +157,7 @@ func (r *recordReader) readTo(in *interp, c byte) (string, bool, error) {
 // ---- splitting ----
 
 // splitInto appends the fields of s to dst.
-func (in *interp) splitInto(s string, dst []value, mode fsMode, fs string, re *regexp.Regexp, paragraph bool) []value {
+func (in *interp) splitInto(s string, dst []value, mode fsMode, fs string, re *gnuregex.Regexp, paragraph bool) []value {
 	if paragraph && mode != fsDefault && strings.IndexByte(s, '\n') >= 0 {
 		// In paragraph mode a newline always separates fields.
 		for _, line := range strings.Split(s, "\n") {
@@ -199,7 +204,7 @@ func (in *interp) splitInto(s string, dst []value, mode fsMode, fs string, re *r
 		return dst
 	}
 	start := 0
-	for _, loc := range re.FindAllStringIndex(s, -1) {
+	for _, loc := range in.find(re, s, -1, false) {
 		if loc[1] == loc[0] {
 			continue
 		}
