@@ -6,12 +6,12 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/wsfs/wsfs/runner/command"
+	"github.com/wsfs/wsfs/runner/internal/gnuregex"
 )
 
 // findVisit is one file met during the walk.
@@ -383,6 +383,9 @@ func (f *finder) parsePrimary() (findNode, error) {
 		if err != nil {
 			return nil, err
 		}
+		if _, ok := gnuregex.FindSyntax(a); !ok {
+			return nil, errFind(fmt.Sprintf("Unknown regular expression type %s; valid types are %s.", lquote(a), findRegexTypes()))
+		}
 		f.regexType = a
 		return alwaysTrue, nil
 	case "-true":
@@ -415,9 +418,15 @@ func (f *finder) parsePrimary() (findNode, error) {
 		}
 		re, rerr := compileFindRegex(pat, f.regexType, pred == "-iregex")
 		if rerr != nil {
-			return nil, errFind(fmt.Sprintf("invalid regular expression %s: %v", lquote(pat), rerr))
+			return nil, errFind(fmt.Sprintf("failed to compile regular expression '%s': %v", pat, rerr))
 		}
-		return findPred(func(_ *finder, v *findVisit) bool { return re.MatchString(v.path) }), nil
+		return findPred(func(f *finder, v *findVisit) bool {
+			ok, err := re.MatchString(f.ctx, v.path)
+			if err != nil && f.ctx.Err() == nil {
+				f.errorf("%s: %v", v.path, err)
+			}
+			return ok
+		}), nil
 	case "-type", "-xtype":
 		a, err := f.arg(pred)
 		if err != nil {
@@ -741,39 +750,25 @@ func fileTime(fi fs.FileInfo, which byte) time.Time {
 	return fi.ModTime()
 }
 
-// compileFindRegex compiles a -regex pattern that must match the whole
-// path. Emacs syntax (find's default) spells groups and alternation \( \|.
-func compileFindRegex(pat, typ string, fold bool) (*regexp.Regexp, error) {
-	re := pat
-	if typ == "emacs" || typ == "posix-basic" || typ == "grep" || typ == "sed" {
-		var b strings.Builder
-		for i := 0; i < len(pat); i++ {
-			c := pat[i]
-			if c == '\\' && i+1 < len(pat) {
-				n := pat[i+1]
-				switch n {
-				case '(', ')', '|', '{', '}':
-					b.WriteByte(n)
-				default:
-					b.WriteByte('\\')
-					b.WriteByte(n)
-				}
-				i++
-				continue
-			}
-			switch c {
-			case '(', ')', '|', '{', '}':
-				b.WriteByte('\\')
-			}
-			b.WriteByte(c)
-		}
-		re = b.String()
+// compileFindRegex compiles a -regex pattern of a -regextype, which must
+// match the whole path ("." matches a newline in most types, as glibc's
+// RE_DOT_NEWLINE says).
+func compileFindRegex(pat, typ string, fold bool) (*gnuregex.Regexp, error) {
+	syn, _ := gnuregex.FindSyntax(typ)
+	p, err := gnuregex.Parse(pat, gnuregex.Options{Syntax: syn, IgnoreCase: fold})
+	if err != nil {
+		return nil, err
 	}
-	prefix := "^(?:"
-	if fold {
-		prefix = "(?i)" + prefix
+	return p.Whole().Compile()
+}
+
+// findRegexTypes lists -regextype's types as GNU's message does.
+func findRegexTypes() string {
+	names := gnuregex.FindSyntaxNames()
+	for i, n := range names {
+		names[i] = lquote(n)
 	}
-	return regexp.Compile(prefix + re + ")$")
+	return strings.Join(names, ", ")
 }
 
 // printf expands find -printf's directives for one file.
