@@ -11,9 +11,12 @@ all: build
 
 # The front is stripped: it starts for every `wsfs run`, and a smaller
 # binary starts about a millisecond sooner.
+# wsfs version prints the version and commit stamped here.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 build:
 	go build -ldflags='-s -w' -o bin/wsfs ./cmd/wsfs
-	go build -o bin/wsfs-core ./cmd/wsfs-core
+	go build -ldflags='-X main.version=$(VERSION) -X main.commit=$(COMMIT)' -o bin/wsfs-core ./cmd/wsfs-core
 
 deps:
 	bash scripts/deps.sh
@@ -42,6 +45,7 @@ integration: deps build
 bench: deps
 	go run ./internal/benchreport -o docs/BENCH.md
 
+# Needs FUSE: /dev/fuse, and root or fusermount3 (scripts/demo.sh says so).
 demo: build
 	bash scripts/demo.sh
 

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/wsfs/wsfs/meta"
 )
@@ -185,5 +186,22 @@ func TestNlink(t *testing.T) {
 	}
 	if a, b := nlink(filepath.Join(dir, "a")), nlink(filepath.Join(dir, "b")); a != 2 || b != 3 {
 		t.Fatalf("after moves: a %d b %d, want 2 and 3", a, b)
+	}
+}
+
+// TestTopFolderTimes: the top, tenant and history folders, which the
+// mount makes up, carry the time it started, not 1970.
+func TestTopFolderTimes(t *testing.T) {
+	before := time.Now().Add(-time.Second)
+	e := newEnv(t)
+	e.create("acme/a", nil)
+	for _, p := range []string{"", "acme", ".history", ".history/acme"} {
+		fi, err := os.Stat(filepath.Join(e.mnt, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mt := fi.ModTime(); mt.Before(before) || mt.After(time.Now().Add(time.Second)) {
+			t.Errorf("%q: mtime %s, want the time the mount started (after %s)", p, mt, before)
+		}
 	}
 }

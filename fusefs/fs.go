@@ -59,6 +59,9 @@ type FS struct {
 	server   *fuse.Server
 	dir      string
 	uid, gid uint32
+	// started is when the mount was made: the time of the folders it
+	// makes up (the top, tenants, the history levels).
+	started time.Time
 
 	ino atomic.Uint64
 
@@ -121,7 +124,7 @@ func Mount(ctx context.Context, dir string, opts Options) (*FS, error) {
 	if err := os.MkdirAll(opts.SpoolDir, 0o700); err != nil {
 		return nil, fmt.Errorf("fusefs: spool folder %s: %w", opts.SpoolDir, err)
 	}
-	f := &FS{db: opts.DB, store: opts.DB.Store(), opts: opts, log: log, spoolDir: opts.SpoolDir, dir: abs,
+	f := &FS{db: opts.DB, store: opts.DB.Store(), opts: opts, log: log, spoolDir: opts.SpoolDir, dir: abs, started: time.Now(),
 		uid: uint32(os.Getuid()), gid: uint32(os.Getgid()),
 		workspaces: map[string]*workspace{}, tenants: map[string]bool{}, holds: map[string]int{}, creating: map[string]bool{},
 		histLinks: map[objects.Digest]map[uint64]uint32{},

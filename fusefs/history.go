@@ -68,6 +68,7 @@ func (n *histNode) fill(out *fuse.Attr, ino uint64) {
 	if n.level < histTree {
 		out.Mode = syscall.S_IFDIR | 0o555
 		out.Nlink = 2
+		out.SetTimes(&n.fsys.started, &n.fsys.started, &n.fsys.started)
 		return
 	}
 	e := n.entry

@@ -36,6 +36,7 @@ func (f *FS) dirAttr(out *fuse.Attr, ino uint64, mode uint32) {
 	out.Nlink = 2
 	out.Uid, out.Gid = f.uid, f.gid
 	out.Blksize = 4096
+	out.SetTimes(&f.started, &f.started, &f.started)
 }
 
 // tenantNames lists tenants with workspaces, plus those made by mkdir.

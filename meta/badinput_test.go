@@ -20,7 +20,7 @@ import (
 
 func TestParseWorkspace(t *testing.T) {
 	good := map[string]string{
-		"acme/a": "acme/a", "Acme/Reports": "acme/reports", "a0/b.c_d-e": "a0/b.c_d-e",
+		"acme/a": "acme/a", "a0/b.c_d-e": "a0/b.c_d-e",
 		"x/" + strings.Repeat("a", 63): "x/" + strings.Repeat("a", 63),
 	}
 	for in, want := range good {
@@ -37,8 +37,15 @@ func TestParseWorkspace(t *testing.T) {
 	if _, err := ParseRef("acme/a@0"); !errors.Is(err, ErrInvalid) {
 		t.Errorf("ParseRef(@0) = %v", err)
 	}
-	if r, err := ParseRef("ACME/a@12"); err != nil || r != (Ref{"acme/a", 12}) {
+	if r, err := ParseRef("acme/a@12"); err != nil || r != (Ref{"acme/a", 12}) {
 		t.Errorf("ParseRef = %v, %v", r, err)
+	}
+	// Upper case is refused with the rule and the lower-case name.
+	for _, s := range []string{"Acme/Reports", "ACME/a@12", "acme/A"} {
+		if _, err := ParseRef(s); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "lower case") ||
+			!strings.Contains(err.Error(), strings.ToLower(strings.Split(s, "@")[0])) {
+			t.Errorf("ParseRef(%q) = %v, want the lower-case rule", s, err)
+		}
 	}
 }
 
@@ -153,7 +160,7 @@ func TestUnknownWorkspaceAndRevision(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t, nil)
 	w := mustCreate(t, db, "acme/a")
-	if _, err := db.Create(ctx, "ACME/A", CreateOptions{}); !errors.Is(err, ErrExists) {
+	if _, err := db.Create(ctx, "acme/a", CreateOptions{}); !errors.Is(err, ErrExists) {
 		t.Fatalf("duplicate create: %v", err)
 	}
 	if _, err := db.Get(ctx, "acme/none"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "workspace acme/none") {

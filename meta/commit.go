@@ -466,7 +466,7 @@ func (db *DB) finishCommit(ctx context.Context, w *Workspace, rev *Revision, pin
 		if err := putRevision(tx, cur, rev); err != nil {
 			return err
 		}
-		cur.Head, cur.HeadRoot, cur.HeadCwd, cur.Usage = rev.N, rev.Root, rev.Cwd, rev.Stats
+		cur.Head, cur.HeadRoot, cur.HeadCwd, cur.Usage, cur.HeadTime = rev.N, rev.Root, rev.Cwd, rev.Stats, rev.Time
 		if err := db.pruneTx(tx, cur); err != nil {
 			return err
 		}

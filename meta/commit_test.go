@@ -10,7 +10,7 @@ import (
 func TestCreateCommitLog(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t, nil)
-	w := mustCreate(t, db, "Acme/Reports")
+	w := mustCreate(t, db, "acme/reports")
 	if w.Name != "acme/reports" || w.Head != 1 || w.HeadRoot != EmptyTreeDigest || w.HeadCwd != "/" {
 		t.Fatalf("created %+v", w)
 	}

@@ -471,7 +471,7 @@ func rebuildWorkspace(s *settingsObject, sd objects.Digest, ms []*Revision) (*Wo
 	w := &Workspace{
 		Name: s.Name, ID: s.ID, Kind: s.Kind, Owner: s.Owner, Created: created, Updated: updated,
 		Quotas: s.Quotas, Retention: s.Retention, ForkedFrom: s.ForkedFrom,
-		Head: head.N, Oldest: revs[len(revs)-1].N, HeadRoot: head.Root, HeadCwd: head.Cwd, Usage: head.Stats,
+		Head: head.N, Oldest: revs[len(revs)-1].N, HeadRoot: head.Root, HeadCwd: head.Cwd, HeadTime: head.Time, Usage: head.Stats,
 		Settings: sd, SettingsSeq: s.Seq,
 	}
 	return w, revs

@@ -146,6 +146,9 @@ type Workspace struct {
 	HeadRoot objects.Digest `json:"head_root"`
 	HeadCwd  string         `json:"head_cwd"`
 	Usage    Stats          `json:"usage"`
+	// HeadTime is when the head revision was made (zero in records
+	// written before it was kept, until the next commit).
+	HeadTime time.Time `json:"head_time,omitzero"`
 
 	// Settings is the digest of the newest settings object in the store,
 	// SettingsSeq its sequence number.
@@ -157,19 +160,23 @@ type Workspace struct {
 func (w *Workspace) Entries() int64 { return w.Usage.Entries() + 1 }
 
 // ParseWorkspace validates a workspace key "tenant/name", each part
-// matching [a-z0-9][a-z0-9._-]{0,62}. Upper case is folded to lower case.
+// matching [a-z0-9][a-z0-9._-]{0,62}. Upper case is refused, naming the
+// lower-case key (names are case-sensitive on the mount, so folding would
+// make "Acme/x" and the folder acme/x two names of one workspace).
 func ParseWorkspace(s string) (string, error) {
-	lower := strings.ToLower(s)
-	tenant, name, ok := strings.Cut(lower, "/")
+	tenant, name, ok := strings.Cut(s, "/")
 	if !ok || strings.Contains(name, "/") {
 		return "", fmt.Errorf("meta: workspace %q: %w: want tenant/name, as in acme/reports", s, ErrInvalid)
+	}
+	if lower := strings.ToLower(s); lower != s && checkNamePart(strings.ToLower(tenant)) == nil && checkNamePart(strings.ToLower(name)) == nil {
+		return "", fmt.Errorf("meta: workspace %q: %w: names are lower case (a-z, 0-9, '.', '_', '-'): use %s", s, ErrInvalid, lower)
 	}
 	for _, part := range []string{tenant, name} {
 		if err := checkNamePart(part); err != nil {
 			return "", fmt.Errorf("meta: workspace %q: %w: %s", s, ErrInvalid, err)
 		}
 	}
-	return lower, nil
+	return s, nil
 }
 
 func checkNamePart(p string) error {
@@ -281,7 +288,7 @@ func (db *DB) createWith(ctx context.Context, name string, opts CreateOptions, r
 	w := &Workspace{
 		Name: name, ID: newID(), Kind: kind, Owner: opts.Owner, Created: now, Updated: now,
 		Quotas: q, Retention: opts.Retention, ForkedFrom: forkedFrom,
-		Head: 1, Oldest: 1, HeadRoot: root, HeadCwd: cwd, Usage: stats, SettingsSeq: 1,
+		Head: 1, Oldest: 1, HeadRoot: root, HeadCwd: cwd, HeadTime: now, Usage: stats, SettingsSeq: 1,
 	}
 	sb, err := encodeJSONObject(magicSettings, w.settingsObject())
 	if err != nil {
@@ -443,7 +450,7 @@ func (db *DB) Update(ctx context.Context, name string, u WorkspaceUpdate) (Works
 			}
 			// Keep the head fields as they are in the transaction: a
 			// commit may have landed since we read cur.
-			w.Head, w.Oldest, w.HeadRoot, w.HeadCwd, w.Usage = now.Head, now.Oldest, now.HeadRoot, now.HeadCwd, now.Usage
+			w.Head, w.Oldest, w.HeadRoot, w.HeadCwd, w.HeadTime, w.Usage = now.Head, now.Oldest, now.HeadRoot, now.HeadCwd, now.HeadTime, now.Usage
 			if err := db.pruneTx(tx, &w); err != nil {
 				return err
 			}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestGlobalFlagsBeforeVerb: --store and --home work before the verb as
@@ -84,4 +87,56 @@ func TestGCGraceZero(t *testing.T) {
 	}
 	c.ok("", "fsck")
 	c.fails(exitUsage, "--grace must not be negative", "gc", "--grace", "-1s")
+}
+
+// TestVersionStamped: make build's -X flags reach wsfs version (issue 20,
+// item 12).
+func TestVersionStamped(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "wsfs-core")
+	if out, err := exec.Command("go", "build", "-ldflags", "-X main.version=v9.9.9-test -X main.commit=0123456789abcdef0123", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "wsfs v9.9.9-test, commit 0123456789ab (go1.") {
+		t.Fatalf("wsfs version: %q %v", out, err)
+	}
+	c := newCLI(t)
+	if out := c.ok("", "version"); !strings.HasPrefix(out, "wsfs ") || strings.Contains(out, "(devel)") {
+		t.Fatalf("unstamped version: %q", out)
+	}
+}
+
+// TestSizesAndUpdated: sizes under 1 KiB keep their unit, and ls's
+// UPDATED is the head revision's time, not the settings' (issue 20, item
+// 12).
+func TestSizesAndUpdated(t *testing.T) {
+	c := newCLI(t)
+	c.ok("", "create", "acme/s")
+	c.ok("abc\n", "put", "acme/s", "f.txt")
+	if out := c.ok("", "show", "acme/s"); !strings.Contains(out, "(1 files, 0 dirs, 0 symlinks, 4 B)") {
+		t.Fatalf("show:\n%s", out)
+	}
+	if out := c.ok("", "gc"); !strings.Contains(out, "garbage: 0 blobs and packs, 0 B") {
+		t.Fatalf("gc:\n%s", out)
+	}
+	var revs []struct {
+		Time time.Time `json:"time"`
+	}
+	if err := json.Unmarshal([]byte(c.ok("", "log", "--json", "acme/s")), &revs); err != nil || len(revs) != 2 {
+		t.Fatalf("log: %v %v", revs, err)
+	}
+	c.ok("", "quota", "acme/s", "set", "keep-for=9999h")
+	var list []struct {
+		HeadTime time.Time `json:"head_time"`
+		Updated  time.Time `json:"updated"`
+	}
+	if err := json.Unmarshal([]byte(c.ok("", "ls", "--json")), &list); err != nil || len(list) != 1 {
+		t.Fatalf("ls --json: %v %v", list, err)
+	}
+	if !list[0].HeadTime.Equal(revs[0].Time) || !list[0].Updated.After(revs[0].Time) {
+		t.Fatalf("head_time %s updated %s, want the head revision's time %s", list[0].HeadTime, list[0].Updated, revs[0].Time)
+	}
+	if out := c.ok("", "ls"); !strings.Contains(out, "4 B") || !strings.Contains(out, shortTime(revs[0].Time)) {
+		t.Fatalf("ls:\n%s", out)
+	}
 }

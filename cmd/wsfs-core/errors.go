@@ -10,3 +10,13 @@ func exitCodeFor(err error) int {
 	_, exit := runsvc.Classify(err)
 	return exit
 }
+
+// classedError is an error with its own message that still has the
+// class (and so the exit code) of a sentinel.
+type classedError struct {
+	msg   string
+	class error
+}
+
+func (e classedError) Error() string { return e.msg }
+func (e classedError) Unwrap() error { return e.class }

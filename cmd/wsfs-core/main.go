@@ -184,7 +184,7 @@ func (a *app) dispatch(ctx context.Context, v *verb, args []string) int {
 			e = runwire.Error{Code: runwire.CodeInvalid, Message: ue.msg + "; usage: wsfs " + v.name + " " + v.args, Exit: exitUsage}
 		} else {
 			code, exit := runsvc.Classify(err)
-			e = runwire.Error{Code: code, Message: err.Error(), Exit: exit}
+			e = runwire.Error{Code: code, Message: runwire.UserMessage(err.Error()), Exit: exit}
 		}
 		if werr := runwire.WriteErrorJSON(a.stdout, e); werr == nil {
 			return e.Exit
@@ -201,11 +201,11 @@ func (a *app) dispatch(ctx context.Context, v *verb, args []string) int {
 	}
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintf(a.stderr, "wsfs %s: %v\n", v.name, ee.err)
+			fmt.Fprintf(a.stderr, "wsfs %s: %s\n", v.name, runwire.UserMessage(ee.err.Error()))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(a.stderr, "wsfs %s: %v\n", v.name, err)
+	fmt.Fprintf(a.stderr, "wsfs %s: %s\n", v.name, runwire.UserMessage(err.Error()))
 	return exitCodeFor(err)
 }
 

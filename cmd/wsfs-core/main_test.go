@@ -50,7 +50,8 @@ func (c *cli) fails(wantCode int, wantErr string, args ...string) {
 
 func TestHistoryVerbs(t *testing.T) {
 	c := newCLI(t)
-	c.ok("", "create", "Acme/Demo")
+	c.fails(exitUsage, "names are lower case (a-z, 0-9, '.', '_', '-'): use acme/demo", "create", "Acme/Demo")
+	c.ok("", "create", "acme/demo")
 	c.ok("name,score\nAlpha,8\n", "put", "acme/demo", "reports/scores.csv")
 	c.fails(exitFailure, "--force", "put", "acme/demo", "reports/scores.csv")
 	c.ok("name,score\nAlpha,9\n", "put", "--force", "acme/demo", "reports/scores.csv")

@@ -17,23 +17,24 @@ func writeJSON(w io.Writer, v any) error {
 
 func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0) }
 
-// humanBytes prints sizes as ls -h does: 512, 4.0K, 1.5M.
+// humanBytes prints a size with its unit, in powers of 1024: 0 B,
+// 512 B, 4.0 KiB, 1.5 MiB, 12 GiB.
 func humanBytes(n int64) string {
 	const unit = 1024
 	if n < unit {
-		return fmt.Sprintf("%d", n)
+		return fmt.Sprintf("%d B", n)
 	}
 	f := float64(n)
-	for _, suffix := range []string{"K", "M", "G", "T", "P"} {
+	for _, suffix := range []string{"KiB", "MiB", "GiB", "TiB", "PiB"} {
 		f /= unit
 		if f < unit {
 			if f < 10 {
-				return fmt.Sprintf("%.1f%s", f, suffix)
+				return fmt.Sprintf("%.1f %s", f, suffix)
 			}
-			return fmt.Sprintf("%.0f%s", f, suffix)
+			return fmt.Sprintf("%.0f %s", f, suffix)
 		}
 	}
-	return fmt.Sprintf("%.0fE", f/unit)
+	return fmt.Sprintf("%.0f EiB", f/unit)
 }
 
 func shortTime(t time.Time) string {

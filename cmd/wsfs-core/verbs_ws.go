@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -111,9 +112,19 @@ func runLs(ctx context.Context, a *app, args []string) error {
 	tw := newTable(a.stdout)
 	fmt.Fprintln(tw, "WORKSPACE\tHEAD\tFILES\tBYTES\tKIND\tOWNER\tUPDATED")
 	for _, ws := range list {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", ws.Name, ws.Head, ws.Usage.Files, humanBytes(ws.Usage.Bytes), ws.Kind, ws.Owner, shortTime(ws.Updated))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", ws.Name, ws.Head, ws.Usage.Files, humanBytes(ws.Usage.Bytes), ws.Kind, ws.Owner, shortTime(lastChange(ws)))
 	}
 	return tw.Flush()
+}
+
+// lastChange is when a workspace's files last changed: its head
+// revision's time (its settings' for a record written before head times
+// were kept).
+func lastChange(ws meta.Workspace) time.Time {
+	if ws.HeadTime.IsZero() {
+		return ws.Updated
+	}
+	return ws.HeadTime
 }
 
 func runRm(ctx context.Context, a *app, args []string) error {
@@ -136,6 +147,9 @@ func runRm(ctx context.Context, a *app, args []string) error {
 	}
 	defer done()
 	if err := db.Delete(ctx, name); err != nil {
+		if errors.Is(err, meta.ErrNotFound) {
+			return classedError{fmt.Sprintf("no workspace %s to delete (wsfs ls lists the workspaces)", name), err}
+		}
 		return err
 	}
 	fmt.Fprintf(a.stdout, "deleted %s (run 'wsfs gc --delete' to reclaim its blobs)\n", name)

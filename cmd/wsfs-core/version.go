@@ -3,12 +3,18 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 )
 
 func init() {
-	register(&verb{name: "version", summary: "print the wsfs version", run: runVersion})
+	register(&verb{name: "version", summary: "print the wsfs version, its commit and the Go it was built with", run: runVersion})
 }
+
+// version and commit are stamped at build time (make build: -ldflags
+// "-X main.version=$(git describe) -X main.commit=$(git rev-parse HEAD)").
+// Without them the version comes from the Go build information.
+var version, commit string
 
 func runVersion(_ context.Context, a *app, args []string) error {
 	v := verbs["version"]
@@ -19,20 +25,39 @@ func runVersion(_ context.Context, a *app, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("takes no arguments")
 	}
-	fmt.Fprintf(a.stdout, "wsfs %s\n", versionString())
+	fmt.Fprintf(a.stdout, "wsfs %s (%s)\n", versionString(), runtime.Version())
 	return nil
 }
 
-// versionString is the module version and VCS revision of this binary.
+// versionString is this binary's version and commit: as stamped at build
+// time, else as the Go build information has them ("devel" and the VCS
+// revision for a go build in a checkout).
 func versionString() string {
-	version := "(devel)"
+	v, c, modified := version, commit, false
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		version = bi.Main.Version
+		if v == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
 		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				version += " " + s.Value[:12]
+			switch {
+			case s.Key == "vcs.revision" && c == "":
+				c = s.Value
+			case s.Key == "vcs.modified" && commit == "":
+				modified = s.Value == "true"
 			}
 		}
 	}
-	return version
+	if v == "" {
+		v = "devel"
+	}
+	if c == "" {
+		return v
+	}
+	if len(c) > 12 {
+		c = c[:12]
+	}
+	if modified {
+		c += ", modified"
+	}
+	return fmt.Sprintf("%s, commit %s", v, c)
 }

@@ -170,3 +170,35 @@ func flagDefault(f *flag.Flag) string {
 	}
 	return fmt.Sprintf(" (default %s)", f.DefValue)
 }
+
+// packageNames are the packages whose "pkg: " prefix errors carry.
+var packageNames = []string{"meta", "api", "storeurl", "s3", "objects", "fusefs", "runsvc", "runwire", "metaurl", "etcdkv", "boltkv", "kv", "home", "runner"}
+
+// UserMessage is an error's message as people read it: without the
+// package names ("meta: ", "s3: ") that errors carry, for the log and for
+// programmers, wherever such an error starts in the message (at its
+// start, or after ": ", "; ", "(" or a new line).
+func UserMessage(msg string) string {
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		if i == 0 || msg[i-1] == '(' || msg[i-1] == '\n' || i >= 2 && (msg[i-2:i] == ": " || msg[i-2:i] == "; ") {
+			if n := packagePrefixLen(msg[i:]); n > 0 {
+				i += n
+				continue
+			}
+		}
+		b.WriteByte(msg[i])
+		i++
+	}
+	return b.String()
+}
+
+// packagePrefixLen is the length of the "pkg: " s starts with, or 0.
+func packagePrefixLen(s string) int {
+	for _, p := range packageNames {
+		if len(s) > len(p)+2 && s[:len(p)] == p && s[len(p):len(p)+2] == ": " {
+			return len(p) + 2
+		}
+	}
+	return 0
+}

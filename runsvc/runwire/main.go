@@ -118,6 +118,7 @@ func fail(err error, asJSON bool, stdout, stderr io.Writer) int {
 }
 
 func failWith(e Error, asJSON bool, stdout, stderr io.Writer) int {
+	e.Message = UserMessage(e.Message)
 	if asJSON {
 		if err := WriteErrorJSON(stdout, e); err == nil {
 			return e.Exit

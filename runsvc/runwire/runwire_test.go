@@ -193,3 +193,17 @@ func TestFlagError(t *testing.T) {
 		}
 	}
 }
+
+func TestUserMessage(t *testing.T) {
+	for in, want := range map[string]string{
+		"meta: workspace acme/x: not found":                         "workspace acme/x: not found",
+		"meta: gc: api: storeurl: store \"s4://x\": unknown scheme": "gc: store \"s4://x\": unknown scheme",
+		"open: s3: check on s3://b/p (h): cannot reach h":           "open: check on s3://b/p (h): cannot reach h",
+		"x (meta: y); objects: z\nfusefs: w":                        "x (y); z\nw",
+		"s3://bucket/prefix is fine; metadata: stays; a kv: b":      "s3://bucket/prefix is fine; metadata: stays; a kv: b",
+	} {
+		if got := UserMessage(in); got != want {
+			t.Errorf("UserMessage(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
