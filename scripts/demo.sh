@@ -4,6 +4,17 @@
 # in a throwaway state folder that is removed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The demo mounts a FUSE file system: it needs /dev/fuse, and root or
+# fusermount3 (setuid, from fuse3) to mount as another user.
+fuse_dev=${WSFS_FUSE_DEVICE:-/dev/fuse}
+if [ ! -c "$fuse_dev" ]; then
+	echo "make demo needs FUSE, and $fuse_dev is missing: load the module (modprobe fuse) or, in a container, run it with --device /dev/fuse (and --cap-add SYS_ADMIN)" >&2
+	exit 1
+fi
+if [ "$(id -u)" -ne 0 ] && ! command -v fusermount3 >/dev/null 2>&1; then
+	echo "make demo needs root, or fusermount3 to mount FUSE as $(id -un): run it as root, or install fuse3 (apt-get install fuse3)" >&2
+	exit 1
+fi
 # The freshly built binaries come first on PATH, so the steps below read
 # as a user would type them.
 export PATH=$PWD/bin:$PATH

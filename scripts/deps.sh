@@ -36,8 +36,23 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 if ! command -v minio >/dev/null 2>&1; then
-  echo "deps: building MinIO from the Go module proxy (about 2 minutes)"
-  GOFLAGS= go install github.com/minio/minio@v0.0.0-20260212201848-7aac2a2c5b7c
+  # A long build (5 to 10 minutes on two cores, once): say how it goes
+  # every 15 s, from go install -v's list of what it has downloaded and
+  # compiled, and show its errors as they come.
+  echo "deps: building MinIO from the Go module proxy for the S3 tests (once; 5 to 10 minutes on two cores)"
+  start=$SECONDS last=$SECONDS downloaded=0 compiled=0
+  GOFLAGS= go install -v github.com/minio/minio@v0.0.0-20260212201848-7aac2a2c5b7c 2>&1 | while IFS= read -r line; do
+    case $line in
+      "go: downloading "*) downloaded=$((downloaded + 1)) ;;
+      *": "*) echo "$line" ;;
+      *) compiled=$((compiled + 1)) ;;
+    esac
+    if ((SECONDS - last >= 15)); then
+      last=$SECONDS
+      echo "deps: MinIO: $downloaded modules downloaded, $compiled packages compiled ($((SECONDS - start)) s)"
+    fi
+  done
+  echo "deps: MinIO built in $((SECONDS - start)) s: $(command -v minio)"
 fi
 
 if ! command -v staticcheck >/dev/null 2>&1; then
