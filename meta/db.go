@@ -61,7 +61,12 @@ type DB struct {
 	pending pendingTrees // the trees of open batches
 	guard   gcGuard
 	subs    subscribers
-	closed  sync.Once
+	watch   struct { // the watch of other servers' changes (watch.go)
+		once sync.Once
+		stop context.CancelFunc
+		done <-chan struct{}
+	}
+	closed sync.Once
 }
 
 // DBFileName is the name of the database file inside a wsfs data folder.
@@ -267,6 +272,7 @@ func (db *DB) Store() objects.Store { return db.store }
 func (db *DB) Close() error {
 	var err error
 	db.closed.Do(func() {
+		db.stopWatch()
 		if !db.opts.ReadOnly && db.path != "" {
 			os.Remove(PIDFile(db.path))
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wsfs/wsfs/meta/kv/etcdkv"
 	"github.com/wsfs/wsfs/meta/kv/etcdkv/etcdtest"
@@ -208,4 +209,53 @@ func TestLargeCommitAndCommand(t *testing.T) {
 	if err != nil || gc.Deleted != 0 {
 		t.Fatalf("gc after the large commit: %v %+v", err, gc)
 	}
+}
+
+// TestEventsAcrossServers: a subscriber of one server sees the creates,
+// commits, settings changes and deletes another server makes, in order
+// (on bbolt, which one process holds, the two are one DB).
+func TestEventsAcrossServers(t *testing.T) {
+	ctx := context.Background()
+	store := objects.NewMemory()
+	a := openTestDB(t, store)
+	b := sameRecords(t, a, store)
+	events := make(chan Event, 100)
+	cancel := b.Subscribe(func(ev Event) {
+		if ev.Workspace.Name == "ev/w" {
+			events <- ev
+		}
+	})
+	defer cancel()
+	next := func(want EventKind) Event {
+		t.Helper()
+		select {
+		case ev := <-events:
+			if ev.Kind != want {
+				t.Fatalf("event %s (head %d), want %s", ev.Kind, ev.Workspace.Head, want)
+			}
+			return ev
+		case <-time.After(time.Minute):
+			t.Fatalf("no %s event", want)
+		}
+		return Event{}
+	}
+	w := mustCreate(t, a, "ev/w")
+	if ev := next(EventCreate); ev.Workspace.ID != w.ID {
+		t.Fatalf("create event of %s", ev.Workspace.ID)
+	}
+	r := mustCommit(t, a, w.Name, w.Head, PutBytes("f", []byte("x"), 0, t0))
+	if ev := next(EventCommit); ev.Workspace.Head != r.N || ev.Workspace.HeadRoot != r.Root {
+		t.Fatalf("commit event: head %d, want %d", ev.Workspace.Head, r.N)
+	}
+	keep := Retention{KeepLast: 5}
+	if _, err := a.Update(ctx, w.Name, WorkspaceUpdate{Retention: &keep}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := next(EventUpdate); ev.Workspace.Retention != keep {
+		t.Fatalf("update event: %+v", ev.Workspace.Retention)
+	}
+	if err := a.Delete(ctx, w.Name); err != nil {
+		t.Fatal(err)
+	}
+	next(EventDelete)
 }

@@ -28,10 +28,13 @@ type subscribers struct {
 }
 
 // Subscribe calls fn after every change that this DB commits, in the
-// goroutine that made the change, after its transaction. fn must return
-// quickly; it may call the DB. The returned function cancels the
-// subscription.
+// goroutine that made the change, after its transaction; on an engine
+// that other servers share (etcd), also after every change they make, in
+// the goroutine that watches them (watch.go), and again after this DB's
+// own. fn must return quickly; it may call the DB. The returned function
+// cancels the subscription.
 func (db *DB) Subscribe(fn func(Event)) (cancel func()) {
+	db.watchWorkspaces()
 	s := &db.subs
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -177,3 +177,23 @@ var (
 	// ErrReadOnly: a write to an engine opened read-only.
 	ErrReadOnly = errors.New("kv: opened read-only")
 )
+
+// Change is one change of a record that a Watcher reports.
+type Change struct {
+	Key []byte
+	// Value is the record after the change (nil: deleted); Prev before
+	// it (nil: created, or unknown).
+	Value, Prev []byte
+}
+
+// Watcher is an Engine whose records other processes change (etcd): Watch
+// reports their changes, and the engine's own, as they commit.
+type Watcher interface {
+	// Watch calls fn, in a goroutine of its own, for every change of a
+	// record of bucket b committed after Watch returns, in commit order,
+	// until ctx ends; done is closed then. A lost connection is taken up
+	// again where it stopped; when that is no longer possible (the engine
+	// forgot the history in between), fn is called with a nil Change: the
+	// caller reads what it follows again.
+	Watch(ctx context.Context, b Bucket, fn func(*Change)) (done <-chan struct{}, err error)
+}

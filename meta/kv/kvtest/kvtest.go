@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wsfs/wsfs/meta/kv"
 )
@@ -33,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) kv.Engine) {
 		{"Limits", testLimits},
 		{"Empty", testEmpty},
 		{"BigValue", testBigValue},
+		{"Watch", testWatch},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -545,4 +547,58 @@ func testBigValue(t *testing.T, e kv.Engine) {
 	if v := get(t, e, b, "v"); !bytes.Equal(v, big) {
 		t.Fatalf("a %d-byte value read back as %d bytes", len(big), len(v))
 	}
+}
+
+// testWatch: a Watcher reports every change of the bucket made after Watch
+// returned, in order, with the values before and after; nothing of other
+// buckets.
+func testWatch(t *testing.T, e kv.Engine) {
+	w, ok := e.(kv.Watcher)
+	if !ok {
+		t.Skip("the engine has no watch (one process owns it)")
+	}
+	b := kv.B("watched")
+	put(t, e, b, "before", "0")
+	wctx, cancel := context.WithCancel(ctx)
+	changes := make(chan *kv.Change, 100)
+	done, err := w.Watch(wctx, b, func(c *kv.Change) { changes <- c })
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, e, b, "k", "1")
+	put(t, e, kv.B("other"), "k", "x")
+	put(t, e, kv.B("watched2"), "k", "x")
+	put(t, e, b, "k", "2")
+	if err := e.Update(ctx, func(tx kv.Txn) error { return tx.Delete(b, []byte("k")) }); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"k: <nil> -> 1", "k: 1 -> 2", "k: 2 -> <nil>"}
+	for i, w := range want {
+		select {
+		case c := <-changes:
+			if c == nil {
+				t.Fatalf("change %d: nil (history lost) on a quiet engine", i)
+			}
+			got := fmt.Sprintf("%s: %s -> %s", c.Key, show(c.Prev), show(c.Value))
+			if got != w {
+				t.Fatalf("change %d: %s, want %s", i, got, w)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("change %d (%s) never came", i, w)
+		}
+	}
+	cancel()
+	<-done
+	select {
+	case c := <-changes:
+		t.Fatalf("an extra change: %+v", c)
+	default:
+	}
+}
+
+func show(v []byte) string {
+	if v == nil {
+		return "<nil>"
+	}
+	return string(v)
 }
