@@ -433,6 +433,11 @@ func (db *DB) commitBase(ctx context.Context, ws string, base RevNum) (*Workspac
 // (last) and then, in one transaction, records the revision and indexes
 // what was stored, if the head is still rev.Parent.
 func (db *DB) finishCommit(ctx context.Context, w *Workspace, rev *Revision, pin *revPin, u *upload) (Revision, bool, error) {
+	// A server that shares the engine commits only to what it owns: take
+	// the workspace (if nobody holds it) before storing anything.
+	if err := db.own(ctx, w.Name); err != nil {
+		return Revision{}, false, err
+	}
 	rev.Nonce = newID()
 	mb, err := encodeManifest(rev)
 	if err != nil {
@@ -463,6 +468,9 @@ func (db *DB) finishCommit(ctx context.Context, w *Workspace, rev *Revision, pin
 		if err := pin.check(tx); err != nil {
 			return err
 		}
+		if err := db.fence(tx, w.Name); err != nil {
+			return err
+		}
 		if err := putRevision(tx, cur, rev); err != nil {
 			return err
 		}
@@ -473,7 +481,7 @@ func (db *DB) finishCommit(ctx context.Context, w *Workspace, rev *Revision, pin
 		if err := u.record(tx); err != nil {
 			return err
 		}
-		return putWorkspace(tx, cur)
+		return db.putWorkspace(tx, cur)
 	})
 	if err != nil {
 		// The manifest names a revision that does not exist; remove its

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wsfs/wsfs/meta/kv"
@@ -62,11 +63,15 @@ type DB struct {
 	guard   gcGuard
 	subs    subscribers
 	watch   struct { // the watch of other servers' changes (watch.go)
-		once sync.Once
-		stop context.CancelFunc
-		done <-chan struct{}
+		once    sync.Once
+		stop    context.CancelFunc
+		done    <-chan struct{}
+		mu      sync.Mutex
+		deletes map[string]bool // incarnations this DB deletes
 	}
-	closed sync.Once
+	member   atomic.Pointer[Member] // this server's membership of a shared engine (owner.go)
+	instance string                 // tags this DB's writes of workspace records ("" on an engine nobody else writes to)
+	closed   sync.Once
 }
 
 // DBFileName is the name of the database file inside a wsfs data folder.
@@ -174,6 +179,9 @@ func open(ctx context.Context, eng kv.Engine, path, where string, store objects.
 		trees: newTreeCache(opts.TreeCacheSize),
 	}
 	db.store = objects.NewPacked(store, locator{db})
+	if _, shared := eng.(kv.Watcher); shared {
+		db.instance = newID()
+	}
 	if err := db.initSchema(ctx); err != nil {
 		return nil, err
 	}
@@ -273,6 +281,9 @@ func (db *DB) Close() error {
 	var err error
 	db.closed.Do(func() {
 		db.stopWatch()
+		if m := db.member.Load(); m != nil {
+			m.Leave()
+		}
 		if !db.opts.ReadOnly && db.path != "" {
 			os.Remove(PIDFile(db.path))
 		}

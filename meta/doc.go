@@ -159,6 +159,23 @@
 // (kv.ErrUncertain): the commit's packs then stay in the store, so a
 // revision that did land is never left without its objects.
 //
+// # Several servers: watches, leases, owners
+//
+// On an engine that several servers share, each DB watches the workspace
+// records (watch.go) and emits the changes of other servers as events, so
+// a mount follows commits made elsewhere; its own changes it reports as
+// it makes them (it tags the records it writes). A server that Joins gets
+// an etcd lease that it renews while it runs and registers under it
+// (servers/<id>); a workspace is owned by the server whose record
+// (owners/<name>, under that server's lease) names it. Commit takes the
+// workspace when nobody owns it, refuses with ErrNotOwner (naming the
+// owner) when another server does, and reads the owner record in its
+// transaction: the commit applies only if the record is still this
+// server's under this lease, the fencing token that keeps a stalled
+// server whose lease expired from committing over the next owner. When a
+// server dies its lease expires and its workspaces are free; Leave (and
+// Close) revokes the lease at once (owner.go).
+//
 // # Invariants (each has a test)
 //
 //   - A committed revision is never changed or damaged, whether a commit

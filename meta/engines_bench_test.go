@@ -3,11 +3,13 @@ package meta
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wsfs/wsfs/meta/kv/etcdkv"
 	"github.com/wsfs/wsfs/meta/kv/etcdkv/etcdtest"
@@ -182,4 +184,57 @@ func BenchmarkEtcdManyWorkspaces(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkTakeover measures the time from the death of a workspace's
+// owner (a server on a three-member etcd whose 1 s lease stops being
+// renewed) to the first commit another server makes to that workspace.
+func BenchmarkTakeover(b *testing.B) {
+	ctx := context.Background()
+	_, c3 := clusters(b)
+	store := objects.NewMemory()
+	prefix := etcdtest.NewPrefix()
+	open := func() *DB {
+		db, err := OpenEngine(ctx, c3.Engine(b, etcdkv.Options{Prefix: prefix}), store, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { db.Close() })
+		return db
+	}
+	other := open()
+	w := mustCreate(b, other, "takeover/w")
+	head := w.Head
+	var total time.Duration
+	for i := range b.N {
+		b.StopTimer()
+		owner := open()
+		m, err := owner.Join(ctx, ServerInfo{ID: fmt.Sprintf("owner-%d", i)}, time.Second)
+		if err != nil {
+			b.Fatal(err)
+		}
+		head = mustCommit(b, owner, w.Name, head, PutBytes("f", fmt.Appendf(nil, "owner %d", i), 0, t0)).N
+		next, err := other.Join(ctx, ServerInfo{ID: fmt.Sprintf("next-%d", i)}, time.Second)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		died := time.Now()
+		m.Die()
+		for {
+			r, _, err := other.Commit(ctx, w.Name, head, Change{Ops: []Op{PutBytes("f", fmt.Appendf(nil, "next %d", i), 0, t0)}})
+			if err == nil {
+				head = r.N
+				break
+			}
+			if !errors.Is(err, ErrNotOwner) {
+				b.Fatal(err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		b.StopTimer()
+		total += time.Since(died)
+		next.Leave()
+	}
+	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "takeover-ms")
 }

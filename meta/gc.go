@@ -635,7 +635,7 @@ func (db *DB) pruneAll(ctx context.Context) error {
 			if w.Oldest == old {
 				return errNoChange
 			}
-			return putWorkspace(tx, w)
+			return db.putWorkspace(tx, w)
 		})
 		if err != nil && !errors.Is(err, errNoChange) {
 			return err

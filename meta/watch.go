@@ -12,9 +12,10 @@ import (
 // and every change seen there is emitted as an event, so that a mount
 // follows a commit, restore, settings change or delete made on another
 // server as it follows its own (within the watch's delay: tens of
-// milliseconds). A DB's own changes come through the watch too, after
-// their synchronous event: subscribers take an event for a head they
-// already have as a no-op (fusefs does).
+// milliseconds). A DB's own changes come through the watch too: it
+// reported them as it made them, so it tags the workspace records it
+// writes with its instance and remembers the incarnations it deletes, and
+// its watch skips those.
 
 // watchWorkspaces starts the watch once, if the engine has one; changes
 // committed after it returns are all seen.
@@ -66,7 +67,7 @@ func (db *DB) onRecordChange(ctx context.Context, c *kv.Change) {
 		}
 	}
 	if c.Value == nil {
-		if prev == nil {
+		if prev == nil || db.isDeleting(prev.ID) {
 			return
 		}
 		// A delete seen late must not drop a workspace re-created since.
@@ -77,9 +78,15 @@ func (db *DB) onRecordChange(ctx context.Context, c *kv.Change) {
 		return
 	}
 	var w Workspace
-	if err := json.Unmarshal(c.Value, &w); err != nil {
+	var tag struct {
+		Writer string `json:"writer"`
+	}
+	if err := json.Unmarshal(c.Value, &w); err != nil || json.Unmarshal(c.Value, &tag) != nil {
 		db.log.Warn("meta: a workspace record changed by another server does not decode", "name", string(c.Key), "err", err)
 		return
+	}
+	if tag.Writer != "" && tag.Writer == db.instance {
+		return // this DB's own change, reported as it was made
 	}
 	switch {
 	case prev == nil || prev.ID != w.ID:
@@ -89,4 +96,28 @@ func (db *DB) onRecordChange(ctx context.Context, c *kv.Change) {
 	default:
 		db.emit(EventUpdate, w)
 	}
+}
+
+// deleting marks (or unmarks, after a failure) an incarnation this DB is
+// deleting, so that its watch does not report the delete a second time.
+func (db *DB) deleting(id string, on bool) {
+	if db.instance == "" {
+		return
+	}
+	db.watch.mu.Lock()
+	defer db.watch.mu.Unlock()
+	if db.watch.deletes == nil {
+		db.watch.deletes = map[string]bool{}
+	}
+	if on {
+		db.watch.deletes[id] = true
+	} else {
+		delete(db.watch.deletes, id)
+	}
+}
+
+func (db *DB) isDeleting(id string) bool {
+	db.watch.mu.Lock()
+	defer db.watch.mu.Unlock()
+	return db.watch.deletes[id]
 }

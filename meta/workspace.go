@@ -229,8 +229,18 @@ func getWorkspace(tx kv.Reader, name string) (*Workspace, error) {
 	return &w, nil
 }
 
-func putWorkspace(tx kv.Txn, w *Workspace) error {
-	v, err := json.Marshal(w)
+func putWorkspace(tx kv.Txn, w *Workspace) error { return putWorkspaceBy(tx, w, "") }
+
+// putWorkspace writes w's record, tagged with this DB's instance on an
+// engine others watch, so that its watch knows its own changes (which it
+// reported as it made them) from other servers' (watch.go).
+func (db *DB) putWorkspace(tx kv.Txn, w *Workspace) error { return putWorkspaceBy(tx, w, db.instance) }
+
+func putWorkspaceBy(tx kv.Txn, w *Workspace, writer string) error {
+	v, err := json.Marshal(struct {
+		*Workspace
+		Writer string `json:"writer,omitempty"`
+	}{w, writer})
 	if err != nil {
 		return err
 	}
@@ -322,7 +332,7 @@ func (db *DB) createWith(ctx context.Context, name string, opts CreateOptions, r
 		if err := pin.check(tx); err != nil {
 			return err
 		}
-		if err := putWorkspace(tx, w); err != nil {
+		if err := db.putWorkspace(tx, w); err != nil {
 			return err
 		}
 		if err := u.record(tx); err != nil {
@@ -457,7 +467,7 @@ func (db *DB) Update(ctx context.Context, name string, u WorkspaceUpdate) (Works
 			if err := up.record(tx); err != nil {
 				return err
 			}
-			return putWorkspace(tx, &w)
+			return db.putWorkspace(tx, &w)
 		})
 		if err != nil || raced {
 			// Recover takes the settings object with the highest sequence
@@ -528,6 +538,7 @@ func (db *DB) Delete(ctx context.Context, name string) error {
 	if err := u.run(ctx); err != nil {
 		return fmt.Errorf("meta: delete %s: nothing was deleted: %w", w.Name, err)
 	}
+	db.deleting(w.ID, true)
 	err = db.update(ctx, func(tx kv.Txn) error {
 		now, err := getWorkspace(tx, w.Name)
 		if err != nil {
@@ -553,6 +564,7 @@ func (db *DB) Delete(ctx context.Context, name string) error {
 	if err != nil {
 		// The tombstone names an incarnation that still lives; remove it so
 		// that a later Recover does not drop the workspace.
+		db.deleting(w.ID, false)
 		u.discardAfter(ctx, err, "a failed delete of "+w.Name)
 		return err
 	}

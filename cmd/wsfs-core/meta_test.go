@@ -58,6 +58,8 @@ func TestMetaOnEtcd(t *testing.T) {
 	c.fails(2, "WSFS_ETCD_PASSWORD", "log", "acme/a", "--meta", "etcd://u:pw@127.0.0.1:2379/x")
 	c.fails(2, "want bolt:///path/meta.db", "log", "acme/a", "--meta", "mysql://x")
 
+	c.fails(2, "--lease must be", "mount", "--lease", "500ms", t.TempDir())
+
 	// etcd down: a clear error naming etcd; back: everything is there.
 	cluster.Stop(0)
 	_, errs, code := c.run("lost?\n", "put", "acme/a", "h.txt", "--meta", url+"?timeout=1s&dial-timeout=1s")

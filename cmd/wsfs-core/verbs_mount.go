@@ -43,6 +43,7 @@ type serverFlags struct {
 	parked           *int
 	shared           *bool
 	idle             *time.Duration
+	lease            *time.Duration
 	net              netFlags
 	serve            bool // wsfs serve: the mount is the server's own
 }
@@ -70,6 +71,7 @@ func addServerFlags(fs *flag.FlagSet, mount bool) *serverFlags {
 	f.debug = fs.Bool("debug", false, "log every FUSE request")
 	f.workers = fs.Int("workers", runsvc.DefaultMaxRunning, "wsfs run commands that run at once, across workspaces (the others wait their turn)")
 	f.parked = fs.Int("parked", runsvc.DefaultParked, "workers kept confined to a workspace for its next command, 30 to 60 MiB each (0: none)")
+	f.lease = fs.Duration("lease", 0, "with --meta etcd://…: register this server and own each workspace it commits to, until it has not answered etcd for this long (0: share every workspace, with the stale check alone)")
 	f.idle = fs.Duration("idle", 0, "stop once no command or change has come for this long (0: never; default with --shared: "+runwire.SharedIdle.String()+")")
 	fs.Func("listen", "serve the HTTP API (/v1, MCP) on this address, host:port (repeatable); plain HTTP only on a loopback address unless --tls-cert/--tls-key or --insecure-listen", func(s string) error {
 		f.net.listen = append(f.net.listen, s)
@@ -102,6 +104,8 @@ func (f *serverFlags) check() error {
 		return usagef("--workers must be 1 or more")
 	case *f.idle < 0:
 		return usagef("--idle must be 0 (never) or more")
+	case *f.lease < 0 || *f.lease > 0 && *f.lease < time.Second:
+		return usagef("--lease must be 0 (no ownership) or at least 1s")
 	case (*f.net.tlsCert == "") != (*f.net.tlsKey == ""):
 		return usagef("--tls-cert and --tls-key go together")
 	case len(f.net.listen) == 0 && (*f.net.tlsCert != "" || *f.net.insecure):
@@ -236,6 +240,22 @@ func runServer(ctx context.Context, a *app, g *globalFlags, sf *serverFlags, dir
 		return err
 	}
 	defer closeDB()
+	if lease := *sf.lease; lease > 0 {
+		m, err := db.Join(ctx, meta.ServerInfo{}, lease)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			return usagef("--lease needs an engine that several servers share (--meta etcd://…)")
+		}
+		log.Info("wsfs: registered on "+db.String(), "server", m.Info().ID, "lease", lease.String())
+		go func() {
+			<-m.Done()
+			if ctx.Err() == nil {
+				log.Error("wsfs: this server's lease on etcd ended (etcd did not hear from it for "+lease.String()+"): other servers may take its workspaces, and its commits are refused; restart the server", "server", m.Info().ID)
+			}
+		}()
+	}
 
 	fsys, err := fusefs.Mount(ctx, dir, fusefs.Options{DB: db, SpoolDir: filepath.Join(home, "spool"), QuietPeriod: quiet,
 		Workspace: workspace, AllowOther: *sf.allowOther, Logger: log, Debug: *sf.debug})

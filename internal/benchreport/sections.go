@@ -318,7 +318,13 @@ func engines() Section {
 		Runs: []Run{
 			{Pkg: pkg, Bench: "^BenchmarkEngines$", Benchtime: "200x"},
 			{Pkg: pkg, Bench: "^BenchmarkEtcdManyWorkspaces$", Benchtime: "5x"},
+			{Pkg: pkg, Bench: "^BenchmarkTakeover$", Benchtime: "3x"},
 		},
+		Metrics: []MetricTable{{
+			Title:   "Takeover: from an owner's death (its 1 s lease no longer renewed; etcd's shortest is about 2 s) to the first commit another server makes to its workspace",
+			Metrics: []string{"takeover-ms"},
+			Rows:    []MetricRow{{Pkg: pkg, Name: "BenchmarkTakeover", Label: "three-member etcd"}},
+		}},
 		Comparisons: []Comparison{
 			{Metric: "ns/op", Columns: cols, Subjects: cols[1:], Baselines: cols[:1], Cells: cells},
 			{Title: "100,000 workspaces", Metric: "ns/op", Columns: cols[:2], Subjects: cols[1:2], Baselines: cols[:1], Cells: many},

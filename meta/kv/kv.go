@@ -46,6 +46,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 )
 
 // Bucket names a group of records: a path of names, outermost first.
@@ -196,4 +197,33 @@ type Watcher interface {
 	// forgot the history in between), fn is called with a nil Change: the
 	// caller reads what it follows again.
 	Watch(ctx context.Context, b Bucket, fn func(*Change)) (done <-chan struct{}, err error)
+}
+
+// Leaser is an Engine that gives a server a session: a lease kept alive
+// while the server lives, so that the records it puts under it (its
+// registration, the workspaces it owns) vanish when it dies (etcd).
+type Leaser interface {
+	// Session starts a session whose lease lasts ttl past the server's
+	// last sign of life.
+	Session(ctx context.Context, ttl time.Duration) (Session, error)
+}
+
+// Session is a lease on an engine and the records held under it.
+type Session interface {
+	// ID names the lease (unique on the engine).
+	ID() int64
+	// Done is closed when the lease is lost (expired, revoked, or Close).
+	Done() <-chan struct{}
+	// Put sets key in b to value under the lease.
+	Put(ctx context.Context, b Bucket, key, value []byte) error
+	// Create sets key in b to value under the lease if key is absent, and
+	// otherwise returns its value (the holder) with created false.
+	Create(ctx context.Context, b Bucket, key, value []byte) (created bool, holder []byte, err error)
+	// Delete removes key from b if its value is still value.
+	Delete(ctx context.Context, b Bucket, key, value []byte) error
+	// Orphan stops keeping the lease alive without revoking it, as a
+	// server that dies does: the records go when the lease expires.
+	Orphan()
+	// Close revokes the lease: its records go at once.
+	Close() error
 }
