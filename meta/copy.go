@@ -168,7 +168,20 @@ type chunkWriter struct {
 
 type record struct {
 	b    kv.Bucket
-	k, v []byte
+	k, v []byte // v nil: a delete
+}
+
+// del deletes k from b in a transaction of the writer.
+func (w *chunkWriter) del(b kv.Bucket, k []byte) error {
+	size := indexWriteOverhead + len(b.String()) + len(k)
+	if len(w.recs) > 0 && !w.lim.Fits(len(w.recs)+1, w.bytes+size) {
+		if err := w.flush(); err != nil {
+			return err
+		}
+	}
+	w.recs = append(w.recs, record{b, append([]byte(nil), k...), nil})
+	w.bytes += size
+	return nil
 }
 
 func (w *chunkWriter) put(b kv.Bucket, k, v []byte) error {
@@ -181,7 +194,7 @@ func (w *chunkWriter) put(b kv.Bucket, k, v []byte) error {
 	if !w.lim.Fits(1, size) {
 		return fmt.Errorf("%w: a record of %d bytes in %s is larger than one transaction of %s takes", kv.ErrTooLarge, size, b, w.eng)
 	}
-	w.recs = append(w.recs, record{b, append([]byte(nil), k...), append([]byte(nil), v...)})
+	w.recs = append(w.recs, record{b, append([]byte(nil), k...), append([]byte{}, v...)})
 	w.bytes += size
 	return nil
 }
@@ -194,7 +207,13 @@ func (w *chunkWriter) flush() error {
 	w.recs, w.bytes = nil, 0
 	err := w.eng.Update(w.ctx, func(tx kv.Txn) error {
 		for _, r := range recs {
-			if err := tx.Put(r.b, r.k, r.v); err != nil {
+			var err error
+			if r.v == nil {
+				err = tx.Delete(r.b, r.k)
+			} else {
+				err = tx.Put(r.b, r.k, r.v)
+			}
+			if err != nil {
 				return err
 			}
 		}

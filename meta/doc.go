@@ -174,7 +174,9 @@
 // server's under this lease, the fencing token that keeps a stalled
 // server whose lease expired from committing over the next owner. When a
 // server dies its lease expires and its workspaces are free; Leave (and
-// Close) revokes the lease at once (owner.go).
+// Close) revokes the lease at once (owner.go). A commit holds, in the
+// engine, the objects it uses without storing them, so that a gc on
+// another server keeps them (holds.go).
 //
 // # Invariants (each has a test)
 //

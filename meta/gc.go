@@ -114,6 +114,15 @@ func (db *DB) GC(ctx context.Context, opts GCOptions) (*GCReport, error) {
 		return nil, ErrGCRunning
 	}
 	defer db.guard.endGC()
+	if db.sharedHolds() && opts.Delete {
+		// Before the mark: a commit on any server that holds an object
+		// from now on keeps its hold until a later gc (holds.go).
+		epoch, err := db.startGCEpoch(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("meta: gc: %w; nothing was deleted", err)
+		}
+		defer db.endGCEpoch(ctx, epoch)
+	}
 	rep := &GCReport{DryRun: !opts.Delete}
 	if opts.Delete {
 		if err := db.pruneAll(ctx); err != nil {
@@ -393,6 +402,14 @@ func (db *DB) deleteVictim(ctx context.Context, v gcVictim) (bool, error) {
 			if e, ok, err := indexLocate(tx, v.info.Digest); err != nil || !ok || e.InPack() {
 				return err
 			}
+			if db.sharedHolds() {
+				if h, err := held(tx, v.info.Digest); err != nil || h {
+					if h {
+						return errHeld
+					}
+					return err
+				}
+			}
 			return indexForget(tx, v.info.Digest)
 		})
 	}
@@ -400,14 +417,21 @@ func (db *DB) deleteVictim(ctx context.Context, v gcVictim) (bool, error) {
 		// A single blob goes under the guard's lock: a commit may find it
 		// with Stat (stores written before the index) or rely on a
 		// conditional write that saw it stored.
-		return db.guard.deleteUnlessProtected(ds, func() error {
+		ran, err := db.guard.deleteUnlessProtected(ds, func() error {
 			if err := dropIndex(); err != nil {
 				return err
 			}
 			return db.raw.Delete(ctx, v.info.Digest)
 		})
+		if errors.Is(err, errHeld) {
+			return false, nil
+		}
+		return ran, err
 	}
 	ran, err := db.guard.deleteUnlessProtected(ds, dropIndex)
+	if errors.Is(err, errHeld) {
+		return false, nil
+	}
 	if err != nil || !ran {
 		return ran, err
 	}

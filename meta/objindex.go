@@ -518,22 +518,28 @@ func (db *DB) unindexPack(ctx context.Context, p objects.Digest) ([]objects.Dige
 		return nil, err
 	}
 	lim := db.eng.Limits()
-	if lim.Ops == 0 || len(rec.Entries) < lim.Ops/2 {
+	if lim.Ops == 0 || len(rec.Entries) < lim.Ops/3 {
 		var dropped []objects.Digest
 		err := db.update(ctx, func(tx kv.Txn) error {
+			if err := db.checkHolds(tx, rec.Entries); err != nil {
+				return err
+			}
 			var err error
 			dropped, err = indexDropPack(tx, p)
 			return err
 		})
 		return dropped, err
 	}
-	step := max(1, lim.Ops/2)
+	step := max(1, lim.Ops/3)
 	var dropped []objects.Digest
 	for i := 0; i < len(rec.Entries); i += step {
 		part := rec.Entries[i:min(i+step, len(rec.Entries))]
 		var got []objects.Digest
 		err := db.update(ctx, func(tx kv.Txn) error {
 			got = got[:0]
+			if err := db.checkHolds(tx, part); err != nil {
+				return err
+			}
 			for _, e := range part {
 				cur, ok, err := indexLocate(tx, e.Digest)
 				if err != nil {
@@ -555,4 +561,21 @@ func (db *DB) unindexPack(ctx context.Context, p objects.Digest) ([]objects.Dige
 	}
 	err = db.update(ctx, func(tx kv.Txn) error { return tx.Delete(bucketPacks, p[:]) })
 	return dropped, err
+}
+
+// checkHolds fails with errHeld when a commit on some server holds one of
+// the objects of a pack gc is about to drop (holds.go).
+func (db *DB) checkHolds(tx kv.Reader, entries []objects.PackEntry) error {
+	if !db.sharedHolds() {
+		return nil
+	}
+	for _, e := range entries {
+		if h, err := held(tx, e.Digest); err != nil || h {
+			if h {
+				return errHeld
+			}
+			return err
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wsfs/wsfs/meta/kv"
 	"github.com/wsfs/wsfs/objects"
 )
 
@@ -92,5 +93,65 @@ func TestOwnershipAndTakeover(t *testing.T) {
 	}
 	if _, ok, err := a.Owner(ctx, w.Name); err != nil || ok {
 		t.Fatalf("owner after b left: %v %v", ok, err)
+	}
+}
+
+// TestHoldsAcrossServers: an object one server's commit holds (it reuses
+// it without storing it again) is not deleted by another server's gc,
+// though nothing reaches it; the commit then lands whole, and holds go
+// away with later gcs.
+func TestHoldsAcrossServers(t *testing.T) {
+	ctx := context.Background()
+	store := objects.NewMemory()
+	a := openTestDB(t, store)
+	if !a.sharedHolds() {
+		return // one process: the gc guard alone (gc_test.go)
+	}
+	b := sameRecords(t, a, store)
+	w, err := a.Create(ctx, "hold/w", CreateOptions{Retention: Retention{KeepLast: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	content := []byte("reused content")
+	r := mustCommit(t, a, w.Name, w.Head, PutBytes("f", content, 0, t0))
+	r = mustCommit(t, a, w.Name, r.N, Remove("f"))
+	g := objects.Sum(content)
+	// b's commit holds g (as it does when it finds g in the index).
+	epoch, err := b.placeHolds(ctx, []objects.Digest{g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := a.GC(ctx, GCOptions{Delete: true, Grace: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Skipped == 0 {
+		t.Fatalf("gc skipped nothing while g was held: %+v", rep)
+	}
+	if _, err := objects.Get(ctx, a.Store(), g); err != nil {
+		t.Fatalf("the held object is gone: %v", err)
+	}
+	r2, ok, err := b.Commit(ctx, w.Name, r.N, Change{Ops: []Op{PutBytes("again", content, 0, t0)}})
+	if err != nil || !ok {
+		t.Fatalf("b's commit reusing the held object: %v %v", ok, err)
+	}
+	b.dropHolds(ctx, []objects.Digest{g}, epoch) // a gc ran: they stay
+	for range 3 {
+		if _, err := a.GC(ctx, GCOptions{Delete: true, Grace: -1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := readFile(t, a, Ref{Workspace: w.Name, Rev: r2.N}, "again"); got != string(content) {
+		t.Fatalf("the reused file reads %q", got)
+	}
+	var left int
+	a.view(ctx, func(tx kv.Reader) error {
+		return tx.Scan(bucketHolds, kv.ScanOptions{}, func(k, v []byte) error { left++; return nil })
+	})
+	if left != 0 {
+		t.Fatalf("%d holds left after three gcs", left)
+	}
+	if rep, err := a.Fsck(ctx, FsckOptions{}); err != nil || !rep.OK() {
+		t.Fatalf("fsck: %v %+v", err, rep)
 	}
 }

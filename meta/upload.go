@@ -50,6 +50,9 @@ type upload struct {
 	packs   []objects.PackInfo
 	singles []singleRecord
 	ahead   bool // recorded ahead of the caller's transaction
+
+	held      []objects.Digest // held in a shared engine (holds.go)
+	heldEpoch uint64
 }
 
 // pendingObject is one object an operation needs stored.
@@ -102,6 +105,10 @@ func (u *upload) add(o pendingObject) {
 func (u *upload) release() {
 	u.db.guard.release(u.guarded...)
 	u.guarded = nil
+	if len(u.held) > 0 {
+		u.db.dropHolds(context.Background(), u.held, u.heldEpoch)
+		u.held = nil
+	}
 }
 
 // run stores what the store lacks. Errors wrap ErrInvalid (bad content,
@@ -129,6 +136,11 @@ func (u *upload) run(ctx context.Context) error {
 	}
 	if objects.IsLocal(u.db.raw) {
 		u.checkCopies(ctx, locs, found)
+	}
+	if u.db.sharedHolds() {
+		if err := u.holdReused(ctx, locs, found); err != nil {
+			return err
+		}
 	}
 	var small, last, large, lookups []*pendingObject
 	rewrite := map[objects.Digest]bool{}
@@ -212,6 +224,38 @@ func (u *upload) run(ctx context.Context) error {
 		cur = append(cur, objects.PackObject{Digest: o.d, Tag: o.tag, Data: data})
 	}
 	return u.putPack(ctx, cur)
+}
+
+// holdReused holds, in an engine other servers share, the objects the
+// upload uses without storing them (holds.go), then looks them up in the
+// index again: one a gc dropped meanwhile is stored again.
+func (u *upload) holdReused(ctx context.Context, locs []indexEntry, found []bool) error {
+	var ds []objects.Digest
+	for i, o := range u.objs {
+		if found[i] && !locs[i].Damaged || !found[i] && o.data == nil && o.src == nil {
+			ds = append(ds, o.d)
+		}
+	}
+	if len(ds) == 0 {
+		return nil
+	}
+	epoch, err := u.db.placeHolds(ctx, ds)
+	if err != nil {
+		return err
+	}
+	u.held, u.heldEpoch = ds, epoch
+	return u.db.view(ctx, func(tx kv.Reader) error {
+		for i, o := range u.objs {
+			if !found[i] {
+				continue
+			}
+			var err error
+			if locs[i], found[i], err = indexLocate(tx, o.d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // checkCopies reads back, on a local store, the stored copies of the
